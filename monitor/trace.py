@@ -1,0 +1,231 @@
+"""The trace contract: one chat turn of a RAG assistant, and the late feedback event.
+
+Seed 001's trace format is native; the aliases peer tools use (Ragas, DeepEval, LangSmith exports)
+are accepted too. Unknown fields are kept in ``metadata``, never rejected. Every way a message can be
+bad maps to one bounded ``reason`` so the dead-letter sink and ``ragmon_invalid_messages_total`` can
+say precisely what went wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from monitor.exceptions import TraceError
+
+DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024
+
+# Bounded label values for ragmon_invalid_messages_total{reason}.
+INVALID_REASONS = (
+    "too_large",
+    "not_utf8",
+    "invalid_json",
+    "not_object",
+    "missing_trace_id",
+    "missing_question",
+    "missing_answer",
+    "wrong_type",
+    "non_finite_score",
+)
+
+_ANSWER_ALIASES = ("generated_answer", "actual_output", "output", "response")
+_QUESTION_ALIASES = ("input", "query", "user_input")
+_CHUNK_ALIASES = ("contexts", "retrieval_context", "final_contexts")
+_RATING_SYNONYMS = {
+    "positive": "positive", "up": "positive", "thumbs_up": "positive", "good": "positive",
+    "helpful": "positive", "like": "positive", "1": "positive", "+1": "positive",
+    "negative": "negative", "down": "negative", "thumbs_down": "negative", "bad": "negative",
+    "not_helpful": "negative", "unhelpful": "negative", "dislike": "negative", "-1": "negative",
+    "neutral": "neutral", "0": "neutral",
+}
+
+Rating = Literal["positive", "negative", "neutral"]
+
+
+class Chunk(BaseModel):
+    """One retrieved chunk; ``sections`` names the policy sections it contains (seed 000)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+
+    chunk_id: str | None = None
+    document_id: str | None = None
+    sections: tuple[str, ...] = ()
+    retrieval_score: float | None = None
+    rerank_score: float | None = None
+    text: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sections_from_metadata(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"text": data}
+        if isinstance(data, dict) and "sections" not in data:
+            meta = data.get("metadata")
+            if isinstance(meta, dict) and "sections" in meta:
+                return {**data, "sections": meta["sections"]}
+        return data
+
+
+def normalize_rating(value: Any) -> Rating:
+    """Map the many spellings of a thumbs-up/down to positive, negative or neutral."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f"rating must be a string or a number, not {type(value).__name__}")
+    if isinstance(value, str):
+        key = value.strip().lower().replace(" ", "_")
+        key = key if key.lstrip("+-").isdigit() else key.replace("-", "_")
+    else:
+        key = "1" if value > 0 else "-1" if value < 0 else "0"
+    rating = _RATING_SYNONYMS.get(key)
+    if rating is None:
+        raise ValueError(f"unknown rating {value!r}")
+    return rating  # type: ignore[return-value]  # the synonym table holds only Rating values
+
+
+class Feedback(BaseModel):
+    """The user's feedback on an answer, inline in the trace or as a late event."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    rating: Rating
+    reason: str | None = None
+
+    @field_validator("rating", mode="before")
+    @classmethod
+    def _normalize(cls, value: Any) -> Rating:
+        return normalize_rating(value)
+
+
+class Trace(BaseModel):
+    """One question, what was retrieved for it, and what the assistant answered."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+
+    trace_id: str = Field(min_length=1)
+    question: str
+    answer: str
+    timestamp: datetime | None = None
+    conversation_id: str | None = None
+    normalized_query: str | None = None
+    retrieval_query: str | None = None
+    retrieved_chunks: tuple[Chunk, ...] = ()
+    citations: tuple[str, ...] = ()
+    model_id: str | None = None
+    prompt_version: str | None = None
+    index_version: str | None = None
+    latency_ms: float | None = Field(default=None, ge=0)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    feedback: Feedback | None = None
+    language: str | None = None
+    category: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases_and_metadata(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        _take_alias(data, "answer", _ANSWER_ALIASES)
+        _take_alias(data, "question", _QUESTION_ALIASES)
+        _take_alias(data, "retrieved_chunks", _CHUNK_ALIASES)
+        if "retrieval_query" not in data and "rewritten_query" in data:
+            data["retrieval_query"] = data.pop("rewritten_query")
+        if isinstance(data.get("trace_id"), int) and not isinstance(data["trace_id"], bool):
+            data["trace_id"] = str(data["trace_id"])
+        extra = {k: data.pop(k) for k in list(data) if k not in _TRACE_FIELDS}
+        if extra:
+            meta = data.get("metadata")
+            data["metadata"] = {**extra, **meta} if isinstance(meta, dict) else extra
+        return data
+
+    @property
+    def chunk_ids(self) -> frozenset[str]:
+        """Ids of the retrieved chunks that have one."""
+        return frozenset(c.chunk_id for c in self.retrieved_chunks if c.chunk_id is not None)
+
+
+_TRACE_FIELDS = frozenset(Trace.model_fields)
+
+
+def _take_alias(data: dict[str, Any], field: str, aliases: tuple[str, ...]) -> None:
+    if field in data:
+        return
+    for alias in aliases:
+        if alias in data:
+            data[field] = data.pop(alias)
+            return
+
+
+class FeedbackEvent(BaseModel):
+    """Feedback that arrives after its trace: ``{"type": "feedback", "trace_id": ..., "rating": ...}``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    type: Literal["feedback"]
+    trace_id: str = Field(min_length=1)
+    rating: Rating
+    reason: str | None = None
+    timestamp: datetime | None = None
+
+    @field_validator("rating", mode="before")
+    @classmethod
+    def _normalize(cls, value: Any) -> Rating:
+        return normalize_rating(value)
+
+    @property
+    def feedback(self) -> Feedback:
+        return Feedback(rating=self.rating, reason=self.reason)
+
+
+Message = Trace | FeedbackEvent
+
+
+def parse_message(raw: bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Message:
+    """Decode and validate one message; raise ``TraceError`` with a precise reason when it is bad."""
+    if len(raw) > max_bytes:
+        raise TraceError("too_large", f"{len(raw)} bytes is over the {max_bytes}-byte cap")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceError("not_utf8", f"byte {exc.start} is not valid UTF-8") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceError("invalid_json", f"{exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    return validate_message(data)
+
+
+def validate_message(data: Any) -> Message:
+    """Validate an already-decoded JSON value as a trace or a feedback event."""
+    if not isinstance(data, dict):
+        raise TraceError("not_object", f"expected a JSON object, got {_json_type(data)}")
+    model: type[Trace] | type[FeedbackEvent] = FeedbackEvent if data.get("type") == "feedback" else Trace
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _trace_error(exc) from exc
+
+
+def _trace_error(exc: ValidationError) -> TraceError:
+    errors = exc.errors(include_url=False)
+    for err in errors:
+        loc = err["loc"]
+        if err["type"] == "missing" and len(loc) == 1 and loc[0] in ("trace_id", "question", "answer"):
+            return TraceError(f"missing_{loc[0]}", f"field '{loc[0]}' is required")
+    for err in errors:
+        if err["type"] == "finite_number":
+            return TraceError("non_finite_score", f"{_loc(err['loc'])} must be a finite number")
+    first = errors[0]
+    return TraceError("wrong_type", f"{_loc(first['loc'])}: {first['msg']}")
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "message"
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
