@@ -1,0 +1,88 @@
+"""PII scrubbing over the case file tests/data/pii_cases.yaml, plus the Luhn check and rule-pack errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from monitor.exceptions import ConfigError
+from monitor.pii import Scrubber, luhn_valid
+
+CASES: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parents[1] / "data" / "pii_cases.yaml").read_text(encoding="utf-8")
+)
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber.load()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_scrub_cases(scrubber: Scrubber, case: dict[str, Any]) -> None:
+    """Each case text scrubs to its expected form: PII typed, policy numbers and dates kept."""
+    assert scrubber.scrub(case["text"]) == case["expected"]
+
+
+def test_scrub_is_idempotent(scrubber: Scrubber) -> None:
+    """Scrubbing already-scrubbed text changes nothing, so redelivered cases stay identical."""
+    for case in CASES:
+        once = scrubber.scrub(case["text"])
+        assert scrubber.scrub(once) == once
+
+
+@pytest.mark.parametrize(
+    ("number", "valid"),
+    [("4111111111111111", True), ("4111 1111 1111 1112", False), ("79927398713", True), ("7", False)],
+)
+def test_luhn(number: str, valid: bool) -> None:
+    """The Luhn check accepts real card numbers and rejects one wrong digit."""
+    assert luhn_valid(number) is valid
+
+
+def test_scrub_obj_is_deep_and_keeps_ids(scrubber: Scrubber) -> None:
+    """Nested strings are scrubbed; ids, versions and non-strings are left untouched."""
+    obj = {
+        "trace_id": "DH123456",
+        "question": "đơn DH123456 gọi 0912 345 678",
+        "retrieved_chunks": [{"chunk_id": "0912345678", "text": "email a@b.com", "retrieval_score": 0.8}],
+        "feedback": {"rating": "negative", "reason": "gọi lại 0912345678"},
+        "latency_ms": 912345678,
+    }
+    out = scrubber.scrub_obj(obj)
+    assert out["trace_id"] == "DH123456"
+    assert out["question"] == "đơn [ORDER] gọi [PHONE]"
+    chunk = out["retrieved_chunks"][0]
+    assert chunk == {"chunk_id": "0912345678", "text": "email [EMAIL]", "retrieval_score": 0.8}
+    assert out["feedback"]["reason"] == "gọi lại [PHONE]"
+    assert out["latency_ms"] == 912345678
+    assert obj["question"] == "đơn DH123456 gọi 0912 345 678"
+
+
+def test_custom_order_pattern_is_data(tmp_path: Path) -> None:
+    """A shop's own order-code format added to the YAML is scrubbed without code changes."""
+    rules = tmp_path / "pii.yaml"
+    rules.write_text(
+        "kinds:\n  - kind: order\n    placeholder: '[ORDER]'\n    patterns: ['SO-\\d{5}']\n", encoding="utf-8"
+    )
+    assert Scrubber.load(rules).scrub("đơn SO-12345 và DH123456") == "đơn [ORDER] và DH123456"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("kinds: 3\n", "'kinds' list"),
+        ("kinds:\n  - {kind: x, placeholder: '[X]', patterns: []}\n", "non-empty list"),
+        ("kinds:\n  - {kind: x, placeholder: '[X]', patterns: ['(']}\n", "invalid pattern"),
+        ("kinds: [\n", "cannot read"),
+    ],
+)
+def test_bad_rule_pack_raises_config_error(tmp_path: Path, text: str, message: str) -> None:
+    """A broken rule pack is a ConfigError that says what is wrong."""
+    rules = tmp_path / "pii.yaml"
+    rules.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        Scrubber.load(rules)
