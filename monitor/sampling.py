@@ -1,0 +1,265 @@
+"""The sampling policy: which traces pay for the judge, and why.
+
+Every reason in ``rules/sampling.yaml`` has a probability and a priority. A reason applies when its
+signal is present (``TraceSignals``); it then *picks* the trace when a salted hash of
+``salt, reason, trace_id`` maps below its probability. The draw is deterministic per trace id, so
+replicas and replays agree, and independent per reason, so the ``random`` baseline is an unbiased
+sample of all traffic whatever the targeted reasons do.
+
+Admission then asks the judge budget (``monitor.budget``) at the priority of the highest reason.
+Skipped traces are logged (``sampling_skipped``) and counted (``ragmon_sampling_skipped_total{reason}``
+under the highest reason, so the counter sums to skipped traces).
+
+A judged trace counts as the *random* sample (``Admission.random_baseline``) when the random draw
+picked it and the budget would have admitted it on the random reason's priority alone, even when
+other reasons also applied. That label depends only on the hash and the budget's state, never on the
+trace's content, so the random sample stays unbiased under budget pressure too. With ``sample_all``
+(``ragmon replay --sample-all``) every trace is judged under reason ``sample_all``, the budget is not
+consulted, and every judged trace counts as random: the whole population is the sample.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from monitor.budget import MAX_PRIORITY, BudgetSettings, Clock, JudgeBudget, estimate_text_tokens
+from monitor.exceptions import ConfigError
+from monitor.metrics import Metrics
+from monitor.trace import Trace
+
+log = structlog.get_logger(__name__)
+
+SAMPLE_ALL = "sample_all"
+RANDOM = "random"
+# Every reason the policy knows, in the order ties in priority are broken.
+REASONS = (
+    "negative_feedback",
+    "numeric_finding",
+    "invalid_citation",
+    "golden_match",
+    "empty_retrieval",
+    "no_citation",
+    "low_retrieval_score",
+    RANDOM,
+)
+_HASH_SPACE = float(2**64)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSignals:
+    """The cheap per-trace facts the policy samples on, computed by the pipeline before sampling."""
+
+    negative_feedback: bool = False
+    no_citation: bool = False
+    invalid_citation: bool = False
+    empty_retrieval: bool = False
+    top_score: float | None = None
+    numeric_finding: bool = False
+    golden_match: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The policy's decision for one trace; ``reasons`` holds every reason that picked it."""
+
+    judged: bool
+    reasons: tuple[str, ...] = ()
+    primary: str | None = None
+    skipped_reason: str | None = None
+    random_baseline: bool = False
+    spent_tokens: int = 0
+
+
+NOT_SAMPLED = Admission(judged=False)
+
+
+class _Reason(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    probability: float = Field(ge=0.0, le=1.0)
+    priority: int = Field(ge=0, le=MAX_PRIORITY)
+
+
+class _Budget(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    traces_per_minute: float | None = Field(default=60.0, gt=0)
+    tokens_per_hour: float | None = Field(default=2_000_000.0, gt=0)
+    reserve: float = Field(default=0.2, ge=0.0, le=1.0)
+
+
+class _Estimate(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt_overhead_tokens: int = Field(default=1500, ge=0)
+    text_factor: float = Field(default=1.0, gt=0)
+
+
+class _SamplingFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = 1
+    salt: str = Field(min_length=1)
+    low_score_threshold: float
+    reasons: dict[str, _Reason]
+    budget: _Budget = _Budget()
+    estimate: _Estimate = _Estimate()
+
+    @field_validator("reasons")
+    @classmethod
+    def _known_reasons(cls, value: dict[str, _Reason]) -> dict[str, _Reason]:
+        unknown = sorted(set(value) - set(REASONS))
+        if unknown:
+            raise ValueError(f"unknown reason(s) {', '.join(unknown)}; known: {', '.join(REASONS)}")
+        return value
+
+
+def read_rule_pack(path: Path | None, name: str) -> tuple[Any, str]:
+    """Read a YAML rule pack from ``path`` or the packaged ``rules/<name>``; return (data, label for errors)."""
+    source: Any = path if path is not None else importlib.resources.files("monitor") / "rules" / name
+    label = str(path) if path is not None else f"rules/{name}"
+    try:
+        return yaml.safe_load(source.read_text(encoding="utf-8")), label
+    except OSError as exc:
+        raise ConfigError(f"{label}: cannot read: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{label}: invalid YAML: {exc}") from exc
+
+
+def config_error(label: str, exc: ValidationError) -> ConfigError:
+    """Name the file and the first offending field of a rule pack."""
+    first = exc.errors(include_url=False)[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    return ConfigError(f"{label}: {field}: {first['msg']}")
+
+
+def uniform(salt: str, reason: str, trace_id: str) -> float:
+    """Map (salt, reason, trace id) to [0, 1) deterministically; the unit separator keeps fields apart."""
+    key = f"{salt}\x1f{reason}\x1f{trace_id}".encode()
+    digest = hashlib.blake2b(key, digest_size=8).digest()
+    return int.from_bytes(digest, "big") / _HASH_SPACE
+
+
+class SamplingPolicy:
+    """Decides which traces are judged; build one per process with ``SamplingPolicy.load``."""
+
+    def __init__(
+        self,
+        rules: _SamplingFile,
+        sample_all: bool = False,
+        clock: Clock = time.monotonic,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.salt = rules.salt
+        self.low_score_threshold = rules.low_score_threshold
+        self.sample_all = sample_all
+        self._reasons: Mapping[str, _Reason] = rules.reasons
+        self._estimate = rules.estimate
+        self._metrics = metrics
+        budget = rules.budget
+        self.budget = JudgeBudget(
+            BudgetSettings(budget.traces_per_minute, budget.tokens_per_hour, budget.reserve), clock
+        )
+
+    @classmethod
+    def load(
+        cls,
+        path: Path | None = None,
+        sample_all: bool = False,
+        clock: Clock = time.monotonic,
+        metrics: Metrics | None = None,
+    ) -> SamplingPolicy:
+        """Load ``path`` or the packaged rules/sampling.yaml; raise ConfigError naming file and field."""
+        data, label = read_rule_pack(path, "sampling.yaml")
+        try:
+            rules = _SamplingFile.model_validate(data)
+        except ValidationError as exc:
+            raise config_error(label, exc) from exc
+        return cls(rules, sample_all=sample_all, clock=clock, metrics=metrics)
+
+    def priority(self, reason: str) -> int:
+        """The configured priority of ``reason``; ``sample_all`` outranks everything."""
+        if reason == SAMPLE_ALL:
+            return MAX_PRIORITY + 1
+        rule = self._reasons.get(reason)
+        if rule is None:
+            raise ValueError(f"unknown sampling reason {reason!r}")
+        return rule.priority
+
+    def picks(self, reason: str, trace_id: str) -> bool:
+        """Whether ``reason``'s probability draw selects this trace id (False for a reason not configured)."""
+        rule = self._reasons.get(reason)
+        return rule is not None and uniform(self.salt, reason, trace_id) < rule.probability
+
+    def applicable(self, signals: TraceSignals) -> list[str]:
+        """The reasons whose signal is present, before any probability draw."""
+        score = signals.top_score
+        present = {
+            "negative_feedback": signals.negative_feedback,
+            "numeric_finding": signals.numeric_finding,
+            "invalid_citation": signals.invalid_citation,
+            "golden_match": signals.golden_match,
+            "empty_retrieval": signals.empty_retrieval,
+            "no_citation": signals.no_citation,
+            "low_retrieval_score": score is not None and score < self.low_score_threshold,
+            RANDOM: True,
+        }
+        return [reason for reason in REASONS if present[reason]]
+
+    def candidates(self, trace: Trace, signals: TraceSignals) -> list[str]:
+        """Reasons that apply and won their draw, highest priority first (``sample_all`` leads in that mode)."""
+        picked = self.ordered(r for r in self.applicable(signals) if self.picks(r, trace.trace_id))
+        return [SAMPLE_ALL, *picked] if self.sample_all else picked
+
+    def ordered(self, reasons: Iterable[str]) -> list[str]:
+        """Deduplicate and sort by priority, highest first; ties keep the catalog order."""
+        unique = dict.fromkeys(reasons)
+        rank = {reason: i for i, reason in enumerate((SAMPLE_ALL, *REASONS))}
+        return sorted(unique, key=lambda r: (-self.priority(r), rank.get(r, len(rank))))
+
+    def estimate_tokens(self, trace: Trace) -> int:
+        """Judge tokens a trace will cost, roughly: question + answer + chunks, plus the prompt overhead."""
+        texts = (trace.question, trace.answer, *(chunk.text for chunk in trace.retrieved_chunks))
+        text_tokens = sum(estimate_text_tokens(text) for text in texts)
+        return self._estimate.prompt_overhead_tokens + round(text_tokens * self._estimate.text_factor)
+
+    def admit(self, trace: Trace, reasons: list[str]) -> Admission:
+        """Decide whether the picked trace is judged now; consumes budget when it is."""
+        if not reasons:
+            return NOT_SAMPLED
+        ordered = tuple(self.ordered(reasons))
+        primary = ordered[0]
+        if primary == SAMPLE_ALL:
+            return Admission(judged=True, reasons=ordered, primary=primary, random_baseline=True)
+        tokens = self.estimate_tokens(trace)
+        random_ok = RANDOM in ordered and self.budget.can_spend(tokens, self.priority(RANDOM))
+        if self.budget.try_spend(tokens, self.priority(primary)):
+            return Admission(True, ordered, primary, random_baseline=random_ok, spent_tokens=tokens)
+        self._skipped(trace, primary, ordered, tokens)
+        return Admission(judged=False, reasons=ordered, primary=primary, skipped_reason=primary)
+
+    def refund(self, admission: Admission) -> None:
+        """Return an admitted trace's budget when it was not judged after all (cache hit); call once."""
+        if admission.judged and admission.primary != SAMPLE_ALL:
+            self.budget.refund(admission.spent_tokens)
+
+    def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int) -> None:
+        if self._metrics is not None:
+            self._metrics.sampling_skipped.labels(reason).inc()
+        log.info(
+            "sampling_skipped",
+            trace_id=trace.trace_id,
+            reason=reason,
+            reasons=list(reasons),
+            estimated_tokens=tokens,
+        )
