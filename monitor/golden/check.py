@@ -1,0 +1,162 @@
+"""Reference checks for a trace whose question matched a golden entry (seed 000 sections 4 and 5).
+
+Retrieval: first-hit rank, RR, hit@k, recall@k and nDCG@k of the expected sections, read from the
+chunks' ``sections``. Generation: numbers in both directions against the expected answer and the
+expected sections' text (``NumericRules.check_reference``), and abstention for unanswerable entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from monitor.golden.abstain import AbstentionDetector
+from monitor.golden.match import GoldenMatcher
+from monitor.golden.model import GoldenEntry
+from monitor.retrieval import RetrievalScores, score_ranking
+from monitor.trace import Trace
+
+
+class ReferenceFindings(Protocol):
+    """What the golden check reads from a numeric reference report."""
+
+    @property
+    def missing(self) -> Collection[Any]: ...
+
+    @property
+    def out_of_source(self) -> Collection[Any]: ...
+
+
+class ReferenceRules(Protocol):
+    """The numeric rules' reference check (``monitor.numeric.NumericRules``)."""
+
+    def check_reference(
+        self, answer: str, expected_answer: str, expected_sources: Sequence[str]
+    ) -> ReferenceFindings: ...
+
+
+@dataclass(frozen=True)
+class GoldenCheck:
+    """The reference checks of one trace against its golden entry; ``as_dict`` is the result's ``golden``."""
+
+    entry_id: str
+    similarity: float
+    k: int
+    retrieval: RetrievalScores | None
+    numeric: ReferenceFindings | None
+    should_abstain: bool
+    sources_known: bool = True
+
+    @property
+    def first_hit_rank(self) -> int | None:
+        """Rank of the first chunk holding an expected section (None: missed, or not measurable)."""
+        return self.retrieval.first_hit_rank if self.retrieval else None
+
+    @property
+    def reciprocal_rank(self) -> float | None:
+        """1 / first-hit rank, 0 on a miss, None when the trace carries no section labels."""
+        return self.retrieval.reciprocal_rank if self.retrieval else None
+
+    @property
+    def hit_at_1(self) -> bool | None:
+        """Whether the top chunk holds an expected section."""
+        return self.retrieval.hit_at[1] if self.retrieval else None
+
+    @property
+    def hit_at_k(self) -> bool | None:
+        """Whether the top k holds an expected section."""
+        return self.retrieval.hit_at_k if self.retrieval else None
+
+    @property
+    def recall_at_k(self) -> float | None:
+        """Share of the expected sections found in the top k."""
+        return self.retrieval.recall_at_k if self.retrieval else None
+
+    @property
+    def numeric_missing(self) -> list[str]:
+        """Numbers of the expected answer the answer leaves out."""
+        return sorted(str(f) for f in self.numeric.missing) if self.numeric else []
+
+    @property
+    def numeric_out_of_source(self) -> list[str]:
+        """Numbers of the answer that are not in the expected sections (empty when their text is unknown)."""
+        if not self.numeric or not self.sources_known:
+            return []
+        return sorted(str(f) for f in self.numeric.out_of_source)
+
+    def flags(self) -> list[tuple[str, str]]:
+        """``(reason, detail)`` for each failed check, reasons from DESIGN.md's flag list."""
+        out: list[tuple[str, str]] = []
+        if self.retrieval is not None and self.retrieval.first_hit_rank is None:
+            out.append(("golden_retrieval_miss", f"{self.entry_id}: no expected section in the top {self.k}"))
+        if missing := self.numeric_missing:
+            out.append(("numeric_missing", f"{self.entry_id}: answer lacks {', '.join(missing)}"))
+        if outside := self.numeric_out_of_source:
+            out.append(
+                ("numeric_out_of_source", f"{self.entry_id}: {', '.join(outside)} not in expected sections")
+            )
+        if self.should_abstain:
+            out.append(("should_abstain", f"{self.entry_id}: unanswerable, but the answer does not abstain"))
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result record's ``golden`` block (stable keys, see DESIGN.md)."""
+        r = self.retrieval
+        return {
+            "id": self.entry_id,
+            "similarity": round(self.similarity, 4),
+            "k": self.k,
+            "first_hit_rank": self.first_hit_rank,
+            "reciprocal_rank": self.reciprocal_rank,
+            "recall_at_k": self.recall_at_k,
+            "hit_at_1": self.hit_at_1,
+            "hit_at_k": self.hit_at_k,
+            "ndcg_at_k": r.ndcg_at_k if r else None,
+            "numeric": {"missing": self.numeric_missing, "out_of_source": self.numeric_out_of_source},
+            "should_abstain": self.should_abstain,
+        }
+
+
+class GoldenChecker:
+    """Runs the reference checks on every trace whose question matches a golden entry."""
+
+    def __init__(
+        self, matcher: GoldenMatcher, numeric: ReferenceRules, abstention: AbstentionDetector | None = None
+    ) -> None:
+        self.matcher = matcher
+        self.numeric = numeric
+        self.abstention = abstention or AbstentionDetector.load()
+
+    def check(self, trace: Trace) -> GoldenCheck | None:
+        """The trace's reference checks, or None when its question matches no golden entry."""
+        match = self.matcher.match(trace.question)
+        if match is None:
+            return None
+        return self.evaluate(match.entry, trace, match.similarity)
+
+    def evaluate(self, entry: GoldenEntry, trace: Trace, similarity: float = 1.0) -> GoldenCheck:
+        """Check ``trace`` against a known entry (replays where the golden id is given, and ``check``)."""
+        abstains = self.abstention.abstains(trace.answer)
+        numeric = None
+        if entry.answerable and entry.expected_answer is not None:
+            numeric = self.numeric.check_reference(
+                trace.answer, entry.expected_answer, entry.expected_sources_text
+            )
+        return GoldenCheck(
+            entry_id=entry.id,
+            similarity=similarity,
+            k=self.matcher.k,
+            retrieval=self._retrieval(entry, trace),
+            numeric=numeric,
+            should_abstain=not entry.answerable and not abstains,
+            sources_known=bool(entry.expected_sources_text),
+        )
+
+    def _retrieval(self, entry: GoldenEntry, trace: Trace) -> RetrievalScores | None:
+        """Section metrics, or None when nothing is expected or no retrieved chunk carries section labels."""
+        chunks = trace.retrieved_chunks
+        if not entry.expected_sections or not any(c.sections for c in chunks):
+            return None
+        ranking = [c.sections for c in chunks]
+        return score_ranking(ranking, entry.expected_sections, self.matcher.k)
