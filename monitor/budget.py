@@ -24,7 +24,7 @@ _EPSILON = 1e-9
 
 
 class TokenBucket:
-    """A bucket of ``capacity`` tokens that refills at ``capacity / period_s`` tokens a second; starts full."""
+    """A bucket of ``capacity`` tokens refilling at ``capacity / period_s`` tokens a second; starts full."""
 
     def __init__(self, capacity: float, period_s: float, clock: Clock = time.monotonic) -> None:
         if capacity <= 0 or period_s <= 0:
@@ -92,7 +92,7 @@ class JudgeBudget:
             return self._affordable(tokens, priority)
 
     def try_spend(self, tokens: int, priority: int) -> bool:
-        """Take one trace and ``tokens`` from the buckets if ``priority`` allows it; False leaves them untouched."""
+        """Take one trace and ``tokens`` if ``priority`` allows it; on False nothing is taken."""
         with self._lock:
             if not self._affordable(tokens, priority):
                 return False

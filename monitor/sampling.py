@@ -125,7 +125,7 @@ class _SamplingFile(BaseModel):
 
 
 def read_rule_pack(path: Path | None, name: str) -> tuple[Any, str]:
-    """Read a YAML rule pack from ``path`` or the packaged ``rules/<name>``; return (data, label for errors)."""
+    """Read a YAML rule pack from ``path`` or the packaged ``rules/<name>``; return (data, error label)."""
     source: Any = path if path is not None else importlib.resources.files("monitor") / "rules" / name
     label = str(path) if path is not None else f"rules/{name}"
     try:
@@ -217,7 +217,7 @@ class SamplingPolicy:
         return [reason for reason in REASONS if present[reason]]
 
     def candidates(self, trace: Trace, signals: TraceSignals) -> list[str]:
-        """Reasons that apply and won their draw, highest priority first (``sample_all`` leads in that mode)."""
+        """Reasons that apply and won their draw, highest priority first (``sample_all`` leads if on)."""
         picked = self.ordered(r for r in self.applicable(signals) if self.picks(r, trace.trace_id))
         return [SAMPLE_ALL, *picked] if self.sample_all else picked
 

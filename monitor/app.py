@@ -1,0 +1,293 @@
+"""The composition root and the loop: source -> pipeline -> sinks, with acks, backpressure and shutdown.
+
+The asyncio loop owns the pipeline; the source runs on its own daemon thread (``SourceThread``)
+because kafka-python consumers are not thread-safe and a stdin read may block. Cheap traces are
+finished inline; sampled traces become tasks bounded by ``max_inflight``: past it the source is
+paused, so memory stays bounded when the judge is slow. A message is acked only once fully handled,
+and commits cover only the contiguous handled prefix (at-least-once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import structlog
+from structlog.contextvars import bound_contextvars
+
+from monitor.config import Settings
+from monitor.exceptions import TraceError
+from monitor.metrics import Metrics
+from monitor.pipeline import Evaluation, Pipeline
+from monitor.server import Health
+from monitor.sources.base import DeadLetterSink, Message, Source
+from monitor.trace import FeedbackEvent, Trace, parse_message
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+POLL_TIMEOUT_S = 0.2
+PROCESSING_ERROR = "processing_error"
+
+
+class SourceThread:
+    """Runs every source call on one daemon thread and hands results back to the event loop."""
+
+    def __init__(self, name: str = "ragmon-source") -> None:
+        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future[Any]] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._calls.put((lambda: fn(*args), future))
+        return await future
+
+    def stop(self) -> None:
+        self._calls.put(None)
+
+    def _serve(self) -> None:
+        while (item := self._calls.get()) is not None:
+            fn, future = item
+            loop = future.get_loop()
+            try:
+                result = fn()
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine, re-raised there
+                loop.call_soon_threadsafe(_settle, future, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, future, result, None)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if exc is not None:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
+
+
+@dataclass
+class Summary:
+    """What a run handled; ``ragmon replay`` prints it as a table."""
+
+    messages: int = 0
+    traces: int = 0
+    invalid: Counter[str] = field(default_factory=Counter)
+    feedback_events: int = 0
+    judged: int = 0
+    judge_errors: int = 0
+    flagged: Counter[str] = field(default_factory=Counter)
+    sampled: Counter[str] = field(default_factory=Counter)
+    golden_matched: int = 0
+    unhandled: int = 0
+    scores: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.traces += 1
+        self.flagged.update(f["reason"] for f in record["flags"])
+        if record["golden"] is not None:
+            self.golden_matched += 1
+        judge = record["judge"]
+        if judge is not None:
+            self.judged += 1
+            self.judge_errors += judge.get("error") is not None
+            self.sampled.update(record["sampled"])
+        for name, value in (record["scores"] or {}).items():
+            if value is not None:
+                self.scores.setdefault(name, []).append(value)
+
+
+class Engine:
+    """Drives one source through the pipeline until it is exhausted or ``stop`` is set."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        metrics: Metrics,
+        pipeline: Pipeline,
+        source: Source,
+        dead_letter: DeadLetterSink,
+        health: Health,
+        late_feedback: Callable[[FeedbackEvent], Trace | None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.pipeline = pipeline
+        self.source = source
+        self.dead_letter = dead_letter
+        self.health = health
+        self.late_feedback = late_feedback
+        self.summary = Summary()
+        self._worker = SourceThread()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._paused = False
+        self._high = settings.max_inflight
+        self._low = max(1, settings.max_inflight // 2)
+        self._commit_every_s = settings.kafka.commit_interval_s
+        self._last_commit = time.monotonic()
+
+    async def run(self, stop: asyncio.Event) -> Summary:
+        """Consume until the source is exhausted or ``stop`` is set; then drain, commit and close."""
+        await self._worker.call(self.source.open)
+        self.health.ready = lambda: self.source.ready
+        log.info("source_opened", source=self.source.name)
+        try:
+            await self._consume(stop)
+        finally:
+            await self._shutdown()
+        return self.summary
+
+    async def _consume(self, stop: asyncio.Event) -> None:
+        max_records = self.settings.kafka.max_poll_records
+        while not stop.is_set():
+            if self.source.exhausted:
+                if not self._tasks:
+                    return
+                await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S)
+                continue
+            self._apply_backpressure()
+            messages = await self._worker.call(self.source.poll, max_records, POLL_TIMEOUT_S)
+            self.health.tick()
+            for message in messages:
+                self._handle(message)
+            if self._paused and self._tasks:
+                await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+            await self._commit_if_due()
+
+    def _apply_backpressure(self) -> None:
+        inflight = len(self._tasks)
+        self.metrics.inflight.set(inflight)
+        if not self._paused and inflight >= self._high:
+            self._paused = True
+            self.source.pause()
+            self.metrics.paused.set(1)
+            log.info("source_paused", inflight=inflight)
+        elif self._paused and inflight <= self._low:
+            self._paused = False
+            self.source.resume()
+            self.metrics.paused.set(0)
+            log.info("source_resumed", inflight=inflight)
+
+    def _handle(self, message: Message) -> None:
+        self.summary.messages += 1
+        with bound_contextvars(**message.origin.as_dict()):
+            try:
+                parsed = parse_message(message.value, self.settings.max_message_bytes)
+            except TraceError as exc:
+                self._reject(message, exc.reason, exc.detail)
+                return
+            with bound_contextvars(trace_id=parsed.trace_id):
+                if isinstance(parsed, FeedbackEvent):
+                    self._feedback(parsed, message)
+                else:
+                    self._start(parsed, message)
+
+    def _start(self, trace: Trace, message: Message, late: bool = False) -> None:
+        try:
+            ev = self.pipeline.assess(trace, message.origin)
+            ev.late = late
+            if not ev.to_judge:
+                self._finish(ev, message)
+                return
+        except Exception as exc:  # noqa: BLE001 - a poison trace must not stop the daemon; it is dead-lettered
+            log.exception("trace_failed", stage="assess")
+            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+            return
+        task = asyncio.create_task(self._judge_and_finish(ev, message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _judge_and_finish(self, ev: Evaluation, message: Message) -> None:
+        with bound_contextvars(trace_id=ev.trace.trace_id, **message.origin.as_dict()):
+            await self.pipeline.judge(ev)
+            try:
+                self._finish(ev, message)
+            except Exception as exc:  # noqa: BLE001 - same poison policy as the cheap path
+                log.exception("trace_failed", stage="finish")
+                self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+
+    def _finish(self, ev: Evaluation, message: Message) -> None:
+        record = self.pipeline.finish(ev)
+        self.summary.add(record)
+        if ev.flags:
+            log.info("trace_flagged", reasons=[f["reason"] for f in ev.flags])
+        self.source.ack(message.origin)
+
+    def _feedback(self, event: FeedbackEvent, message: Message) -> None:
+        self.summary.feedback_events += 1
+        self.metrics.feedback.labels(event.rating).inc()
+        trace = self.late_feedback(event) if self.late_feedback is not None else None
+        self.metrics.late_feedback.labels("matched" if trace is not None else "unknown").inc()
+        if trace is None:
+            log.info("late_feedback_unmatched", rating=event.rating)
+            self.source.ack(message.origin)
+            return
+        self._start(trace, message, late=True)
+
+    def _reject(self, message: Message, reason: str, detail: str) -> None:
+        self.metrics.invalid.labels(reason).inc()
+        self.metrics.traces.labels("invalid").inc()
+        self.summary.invalid[reason] += 1
+        log.warning("message_rejected", reason=reason, detail=detail)
+        try:
+            self.dead_letter.send(message, reason, detail)
+        except Exception as exc:  # noqa: BLE001 - left unacked so it is redelivered, never silently dropped
+            self.metrics.dead_letter_errors.inc()
+            self.summary.unhandled += 1
+            log.error("dead_letter_failed", reason=reason, error=f"{type(exc).__name__}: {exc}")
+            return
+        self.source.ack(message.origin)
+
+    async def _commit_if_due(self) -> None:
+        now = time.monotonic()
+        if now - self._last_commit < self._commit_every_s:
+            return
+        self._last_commit = now
+        await self._worker.call(self._commit)
+
+    def _commit(self) -> None:
+        """On the source thread: flush rejected messages, commit the handled prefix, export lag."""
+        self.dead_letter.flush()
+        self.source.commit()
+        for (topic, partition), lag in self.source.lag().items():
+            self.metrics.consumer_lag.labels(topic, str(partition)).set(lag)
+
+    async def _shutdown(self) -> None:
+        """Finish in-flight work within the deadline, cancel the rest (they stay unacked), commit, close."""
+        if self._tasks:
+            log.info("draining", inflight=len(self._tasks), deadline_s=self.settings.shutdown_deadline_s)
+            _, pending = await asyncio.wait(self._tasks, timeout=self.settings.shutdown_deadline_s)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=1.0)
+                log.warning("drain_deadline_exceeded", cancelled=len(pending))
+        try:
+            await self._worker.call(self._commit)
+            await self._worker.call(self.source.close)
+        finally:
+            self.dead_letter.close()
+            self._worker.stop()
+        log.info("source_closed", source=self.source.name)
+
+
+def install_signal_handlers(stop: asyncio.Event) -> None:
+    """SIGTERM/SIGINT ask for a graceful stop; a second one exits at once."""
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int) -> None:
+        if stop.is_set():
+            os._exit(128 + signum)  # the second Ctrl-C: the user wants out now
+        log.info("shutdown_requested", signal=signal.Signals(signum).name)
+        stop.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, on_signal, signum)

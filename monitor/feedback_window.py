@@ -1,0 +1,140 @@
+"""Late feedback: remember recent traces so a thumbs-down that arrives after its trace can still sample it.
+
+``FeedbackWindow`` is an LRU of parsed traces bounded twice, by count and by an approximate byte
+size, so memory stays flat however fast traces arrive. ``handle_late_feedback`` applies the sampling
+policy to a late feedback event: a negative rating on a remembered, not-yet-judged trace is admitted
+under reason ``negative_feedback``. Feedback for a trace no longer (or never) remembered is an
+ordinary outcome (``unknown``), not an error: with N replicas, or after a restart, it is expected.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from monitor.sampling import NOT_SAMPLED, SAMPLE_ALL, Admission, SamplingPolicy, TraceSignals
+from monitor.trace import FeedbackEvent, Trace
+
+DEFAULT_MAX_TRACES = 100_000
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+# Rough per-object costs of a parsed trace beyond its strings (pydantic model, dicts, LRU node).
+_TRACE_OVERHEAD = 1500
+_CHUNK_OVERHEAD = 400
+
+LateOutcome = Literal["unknown", "not_negative", "already_judged", "not_picked", "sampled", "skipped"]
+LATE_OUTCOMES: tuple[LateOutcome, ...] = (
+    "unknown",
+    "not_negative",
+    "already_judged",
+    "not_picked",
+    "sampled",
+    "skipped",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """A remembered trace, whether it was judged, and its approximate size in bytes."""
+
+    trace: Trace
+    judged: bool
+    nbytes: int
+
+
+def approx_bytes(trace: Trace) -> int:
+    """Approximate memory held by a parsed trace: its strings plus fixed per-object overheads."""
+    texts = (trace.question, trace.answer, *(chunk.text for chunk in trace.retrieved_chunks))
+    size = _TRACE_OVERHEAD + _CHUNK_OVERHEAD * len(trace.retrieved_chunks) + sum(map(sys.getsizeof, texts))
+    if trace.metadata:
+        size += 2 * len(json.dumps(trace.metadata, default=str, ensure_ascii=False))
+    return size
+
+
+class FeedbackWindow:
+    """The most recent traces: at most ``max_traces`` and about ``max_bytes``; oldest evicted first."""
+
+    def __init__(self, max_traces: int = DEFAULT_MAX_TRACES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        if max_traces < 0 or max_bytes < 0:
+            raise ValueError("max_traces and max_bytes must not be negative")
+        self.max_traces = max_traces
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, Remembered] = OrderedDict()
+        self._nbytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        """Approximate bytes held now."""
+        return self._nbytes
+
+    def remember(self, trace: Trace, judged: bool) -> bool:
+        """Keep ``trace`` as the newest entry; False when it alone exceeds the byte cap or the window is off."""
+        entry = Remembered(trace, judged, approx_bytes(trace))
+        if self.max_traces == 0 or entry.nbytes > self.max_bytes:
+            return False
+        with self._lock:
+            self._pop(trace.trace_id)
+            self._entries[trace.trace_id] = entry
+            self._nbytes += entry.nbytes
+            while len(self._entries) > self.max_traces or self._nbytes > self.max_bytes:
+                self._pop(next(iter(self._entries)))
+        return True
+
+    def get(self, trace_id: str) -> Remembered | None:
+        """The remembered trace, or None; a hit counts as recent use."""
+        with self._lock:
+            entry = self._entries.get(trace_id)
+            if entry is not None:
+                self._entries.move_to_end(trace_id)
+            return entry
+
+    def mark_judged(self, trace_id: str) -> None:
+        """Record that a remembered trace has been judged, so later feedback does not judge it twice."""
+        with self._lock:
+            entry = self._entries.get(trace_id)
+            if entry is not None:
+                self._entries[trace_id] = replace(entry, judged=True)
+
+    def _pop(self, trace_id: str) -> None:
+        entry = self._entries.pop(trace_id, None)
+        if entry is not None:
+            self._nbytes -= entry.nbytes
+
+
+@dataclass(frozen=True, slots=True)
+class LateFeedback:
+    """What a late feedback event led to; ``trace`` is the remembered trace with the feedback attached."""
+
+    outcome: LateOutcome
+    trace: Trace | None = None
+    admission: Admission = NOT_SAMPLED
+
+
+def handle_late_feedback(
+    window: FeedbackWindow, policy: SamplingPolicy, event: FeedbackEvent
+) -> LateFeedback:
+    """Apply the sampling policy to a late feedback event; count ``outcome`` in ragmon_late_feedback_total."""
+    entry = window.get(event.trace_id)
+    if entry is None:
+        return LateFeedback("unknown")
+    trace = entry.trace.model_copy(update={"feedback": event.feedback})
+    if event.rating != "negative":
+        return LateFeedback("not_negative", trace)
+    if entry.judged:
+        return LateFeedback("already_judged", trace)
+    wanted = {"negative_feedback", SAMPLE_ALL}
+    reasons = [r for r in policy.candidates(trace, TraceSignals(negative_feedback=True)) if r in wanted]
+    if not reasons:
+        return LateFeedback("not_picked", trace)
+    admission = policy.admit(trace, reasons)
+    if not admission.judged:
+        return LateFeedback("skipped", trace, admission)
+    window.mark_judged(trace.trace_id)
+    return LateFeedback("sampled", trace, admission)

@@ -1,0 +1,384 @@
+"""An OpenAI-compatible Chat Completions client for the judge: one pooled httpx.AsyncClient, bounded
+concurrency, retries with backoff and jitter (honouring Retry-After), a circuit breaker, and
+structured output validated with pydantic plus one repair retry.
+
+Works unchanged against OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server and LiteLLM
+(docs/judge-endpoints.md). Failures leave as ``monitor.exceptions`` judge errors; the API key never
+appears in a repr, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+import httpx
+import structlog
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from monitor.exceptions import (
+    JudgeError,
+    JudgeOutputInvalid,
+    JudgeRateLimited,
+    JudgeTimeout,
+    JudgeUnavailable,
+)
+from monitor.judge.base import Usage
+from monitor.judge.prompts import REPAIR_USER, Message
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+JsonSchemaMode = Literal["auto", "on", "off"]
+CircuitState = Literal["closed", "open", "half_open"]
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_CONNECT_TIMEOUT_S = 5.0
+MAX_REPAIR_ECHO_CHARS = 4000
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+_DROP_SCHEMA_KEYS = {"title", "default", "minLength", "maxLength", "minItems", "maxItems", "description"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatClientSettings:
+    """Where and how to call the judge model; ``api_key`` and ``extra_headers`` are kept out of reprs."""
+
+    base_url: str
+    model: str
+    api_key: str | SecretStr | None = field(default=None, repr=False)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_concurrency: int = 16
+    max_retries: int = 4
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 20.0
+    circuit_failures: int = 5
+    circuit_cooldown_s: float = 30.0
+    extra_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    extra_query: Mapping[str, str] = field(default_factory=dict)
+    json_schema: JsonSchemaMode = "auto"
+    # "Authorization" sends "Bearer <key>"; any other name (Azure: "api-key") sends the bare key.
+    api_key_header: str = "Authorization"
+    temperature: float | None = 0.0
+    # A Retry-After longer than this fails fast as JudgeRateLimited instead of parking the trace.
+    retry_after_max_s: float = 60.0
+
+
+class CircuitBreaker:
+    """Stops calls after ``failures`` consecutive failures; after ``cooldown_s`` lets one probe through."""
+
+    def __init__(self, failures: int, cooldown_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._threshold = failures
+        self._cooldown_s = cooldown_s
+        self._clock = clock
+        self._failures = 0
+        self._opened_at: float | None = None
+        self._probing = False
+
+    @property
+    def state(self) -> CircuitState:
+        if self._opened_at is None:
+            return "closed"
+        return "half_open" if self._clock() - self._opened_at >= self._cooldown_s else "open"
+
+    def acquire(self) -> None:
+        """Raise ``JudgeUnavailable`` unless a call may go out now; in half-open, only one probe may."""
+        state = self.state
+        if state == "open" or (state == "half_open" and self._probing):
+            raise JudgeUnavailable("judge circuit is open after repeated failures; not calling the server")
+        self._probing = state == "half_open"
+
+    def success(self) -> None:
+        self._failures, self._opened_at, self._probing = 0, None, False
+
+    def failure(self) -> None:
+        self._failures += 1
+        if self._probing or self._failures >= self._threshold:
+            if self._opened_at is None or self._probing:
+                log.warning("judge_circuit_opened", consecutive_failures=self._failures)
+            self._opened_at = self._clock()
+        self._probing = False
+
+    def release(self) -> None:
+        """End a call that neither proved nor disproved the server's health (429, 4xx, cancellation)."""
+        self._probing = False
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """What one HTTP attempt produced: content on success, else an error and whether to retry."""
+
+    content: str | None = None
+    error: JudgeError | None = None
+    cause: BaseException | None = None
+    retryable: bool = False
+    retry_after_s: float | None = None
+    schema_rejected: bool = False
+
+
+class ChatClient:
+    """The judge's only door to the model server; enter it once (``async with``) and share it."""
+
+    def __init__(
+        self,
+        settings: ChatClientSettings,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self._key = _secret(settings.api_key)
+        self._use_schema = settings.json_schema != "off"
+        self._slots = asyncio.Semaphore(settings.max_concurrency)
+        self._breaker = CircuitBreaker(settings.circuit_failures, settings.circuit_cooldown_s, clock)
+        self._closed = False
+        self.totals = Usage()
+        self._http = httpx.AsyncClient(
+            base_url=settings.base_url.rstrip("/") + "/",
+            headers=self._headers(),
+            params=dict(settings.extra_query),
+            timeout=httpx.Timeout(
+                settings.timeout_s, connect=min(settings.timeout_s, DEFAULT_CONNECT_TIMEOUT_S)
+            ),
+            limits=httpx.Limits(
+                max_connections=settings.max_concurrency, max_keepalive_connections=settings.max_concurrency
+            ),
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"<ChatClient {self.settings.model} at {self._http.base_url} circuit={self.state}>"
+
+    @property
+    def state(self) -> CircuitState:
+        """The circuit breaker's state: ``closed`` (calling), ``open`` (refusing), ``half_open`` (probing)."""
+        return self._breaker.state
+
+    @property
+    def circuit_open(self) -> bool:
+        """True while calls are refused; export as ``ragmon_judge_circuit_open``."""
+        return self._breaker.state != "closed"
+
+    async def __aenter__(self) -> ChatClient:
+        self._check_open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await self._http.aclose()
+
+    async def complete(
+        self, messages: Sequence[Message], schema: type[T], usage: Usage | None = None
+    ) -> tuple[T, Usage]:
+        """One structured completion: validated ``schema`` instance and the calls/tokens it cost.
+
+        ``usage``, when given, is added to in place, so spend is counted even when this raises.
+        """
+        self._check_open()
+        spent = usage if usage is not None else Usage()
+        content = await self._chat(messages, schema, spent)
+        try:
+            return parse_output(content, schema), spent
+        except ValueError as exc:
+            log.info("judge_output_repair", schema=schema.__name__, error=_short_error(exc))
+            repair = [
+                *messages,
+                {"role": "assistant", "content": content[:MAX_REPAIR_ECHO_CHARS]},
+                {"role": "user", "content": REPAIR_USER.format(errors=_short_error(exc))},
+            ]
+        content = await self._chat(repair, schema, spent)
+        try:
+            return parse_output(content, schema), spent
+        except ValueError as exc:
+            raise JudgeOutputInvalid(f"{schema.__name__}: invalid after repair: {_short_error(exc)}") from exc
+
+    async def _chat(self, messages: Sequence[Message], schema: type[BaseModel], usage: Usage) -> str:
+        attempt = 0
+        while True:
+            outcome = await self._attempt(self._body(messages, schema), usage)
+            if outcome.content is not None:
+                return outcome.content
+            if outcome.schema_rejected:
+                continue
+            assert outcome.error is not None  # noqa: S101 - an attempt yields content or an error
+            delay = self._delay(attempt, outcome)
+            if delay is None:
+                raise outcome.error from outcome.cause
+            log.warning("judge_retry", attempt=attempt + 1, delay_s=round(delay, 3), error=str(outcome.error))
+            await asyncio.sleep(delay)
+            attempt += 1
+
+    def _delay(self, attempt: int, outcome: _Attempt) -> float | None:
+        """Seconds to wait before the next attempt, or ``None`` to give up."""
+        s = self.settings
+        if not outcome.retryable or attempt >= s.max_retries or self._breaker.state == "open":
+            return None
+        if outcome.retry_after_s is not None:
+            if outcome.retry_after_s > s.retry_after_max_s:
+                return None
+            return outcome.retry_after_s + random.uniform(0, s.backoff_base_s)  # noqa: S311 - jitter
+        cap = min(s.backoff_max_s, s.backoff_base_s * 2.0**attempt)
+        return cap / 2 + random.uniform(0, cap / 2)  # noqa: S311 - jitter, not crypto
+
+    async def _attempt(self, body: dict[str, Any], usage: Usage) -> _Attempt:
+        self._breaker.acquire()
+        try:
+            async with self._slots:
+                response = await self._http.post("chat/completions", json=body)
+        except httpx.TimeoutException as exc:
+            self._breaker.failure()
+            return _Attempt(
+                error=JudgeTimeout(f"judge timed out after {self.settings.timeout_s}s"),
+                cause=exc,
+                retryable=True,
+            )
+        except httpx.RequestError as exc:
+            self._breaker.failure()
+            error = JudgeUnavailable(f"judge connection failed: {type(exc).__name__}")
+            return _Attempt(error=error, cause=exc, retryable=True)
+        except BaseException:
+            self._breaker.release()
+            raise
+        return self._classify(response, body, usage)
+
+    def _classify(self, response: httpx.Response, body: dict[str, Any], usage: Usage) -> _Attempt:
+        status = response.status_code
+        if status == 200:
+            self._breaker.success()
+            return _Attempt(content=self._content(response, usage))
+        if status >= 500:
+            self._breaker.failure()
+            return _Attempt(error=JudgeUnavailable(f"judge server error {status}"), retryable=True)
+        self._breaker.release()
+        if status == 429:
+            return _Attempt(
+                error=JudgeRateLimited("judge rate limited (429)"),
+                retryable=True,
+                retry_after_s=retry_after_seconds(response.headers),
+            )
+        if status in (400, 422) and "response_format" in body and self.settings.json_schema == "auto":
+            log.warning("judge_json_schema_unsupported", status=status)
+            self._use_schema = False
+            return _Attempt(schema_rejected=True)
+        return _Attempt(error=JudgeUnavailable(f"judge request rejected ({status}){self._detail(response)}"))
+
+    def _content(self, response: httpx.Response, usage: Usage) -> str:
+        try:
+            data = response.json()
+            message = data["choices"][0]["message"]
+            counts = data.get("usage") or {}
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise JudgeOutputInvalid("judge response is not a chat completion") from exc
+        for target in (usage, self.totals):
+            target.calls += 1
+            target.prompt_tokens += _int(counts.get("prompt_tokens"))
+            target.completion_tokens += _int(counts.get("completion_tokens"))
+        content = message.get("content") if isinstance(message, dict) else None
+        return content if isinstance(content, str) else ""
+
+    def _detail(self, response: httpx.Response) -> str:
+        """The server's error message for a rejected request, minus anything that could be the key."""
+        if response.status_code in (401, 403):
+            return ""
+        try:
+            message = str(response.json()["error"]["message"])[:200]
+        except (ValueError, KeyError, TypeError):
+            return ""
+        return ": " + (message.replace(self._key, "***") if self._key else message)
+
+    def _body(self, messages: Sequence[Message], schema: type[BaseModel]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.settings.model, "messages": list(messages)}
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        if self._use_schema:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.__name__, "strict": True, "schema": strict_schema(schema)},
+            }
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        headers = dict(self.settings.extra_headers)
+        if self._key:
+            name = self.settings.api_key_header
+            headers[name] = f"Bearer {self._key}" if name.lower() == "authorization" else self._key
+        return headers
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("ChatClient is closed")
+
+
+def parse_output(content: str, schema: type[T]) -> T:
+    """Validate the model's JSON, tolerating ```json fences and prose around one JSON object."""
+    text = content.strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    if not text.startswith("{"):
+        start, end = text.find("{"), text.rfind("}")
+        if start < 0 or end < start:
+            raise ValueError("no JSON object in the reply")
+        text = text[start : end + 1]
+    return schema.model_validate_json(text)
+
+
+def strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema in OpenAI strict form: every field required, no extra keys, no titles."""
+    return _strict(schema.model_json_schema())  # type: ignore[no-any-return]
+
+
+def _strict(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_strict(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _strict(v) for k, v in node.items() if k not in _DROP_SCHEMA_KEYS}
+    if "properties" in out:
+        out["properties"] = {k: _strict(v) for k, v in node["properties"].items()}
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    return out
+
+
+def retry_after_seconds(headers: httpx.Headers) -> float | None:
+    """Seconds the server asks us to wait: ``retry-after-ms``, or ``Retry-After`` as seconds or a date."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(float(raw_ms) / 1000, 0.0)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        return max(when.timestamp() - time.time(), 0.0)
+
+
+def _short_error(exc: ValueError) -> str:
+    if isinstance(exc, ValidationError):
+        parts = [f"{'.'.join(str(p) for p in e['loc']) or 'root'}: {e['msg']}" for e in exc.errors()[:3]]
+        return "; ".join(parts)
+    return str(exc)[:200]
+
+
+def _secret(value: str | SecretStr | None) -> str | None:
+    return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,323 @@
+"""The local judge: verdicts from rules, numbers, lexical overlap and in-process embeddings, no LLM.
+
+It is the default judge when no LLM endpoint is configured, so every sampled trace gets a score
+offline. For each claim (``monitor.judge.claims``) it looks for the best context sentence:
+
+- number+unit agreement: a claim whose quantity is in no chunk is unsupported, whatever else matches;
+- lexical coverage of the claim's content words (accent-insensitive, so Vietnamese typed without
+  diacritics still matches) or character bigrams (Chinese, Japanese) by a window of three sentences;
+- embedding similarity (multilingual-e5-small) to the sentence, calibrated because e5 cosines are
+  compressed (unrelated sentences still score ~0.75-0.85);
+- negation mismatch: a claim and a sentence that disagree in polarity do not support each other.
+
+A chunk is useful when it supports at least one claim. Answer relevance is the calibrated similarity of
+question and answer; abstention and noncommittal phrases come from ``rules/abstention/*.yaml``.
+Weights and thresholds live in ``rules/local_judge.yaml`` (fitted by ``scripts/fit_local_judge.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import yaml
+
+from monitor import triad
+from monitor.embeddings import Embedder
+from monitor.exceptions import ConfigError
+from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
+from monitor.judge.claims import CJK, Claim, detect_language, fold, split_claims, split_sentences
+
+JUDGE_NAME = "local"
+JUDGE_VERSION = "local-v1"
+Matrix = npt.NDArray[np.float64]
+
+_CJK_RUN = re.compile(f"[{CJK}]+")
+_WORD = re.compile(rf"[^\W_{CJK}]+")
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+_NUMBER = re.compile(
+    r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(万|亿|千|million|billion|thousand|triệu|tỷ|nghìn|ngàn|میلیون|میلیارد|هزار)?",
+    re.IGNORECASE,
+)
+_MULTIPLIER = {"万": 1e4, "亿": 1e8, "千": 1e3, "million": 1e6, "billion": 1e9, "thousand": 1e3}
+_MULTIPLIER |= {"triệu": 1e6, "tỷ": 1e9, "nghìn": 1e3, "ngàn": 1e3, "میلیون": 1e6, "میلیارد": 1e9, "هزار": 1e3}
+
+
+class Quantity(Protocol):
+    """A number found in text, with its canonical unit when the extractor knows one."""
+
+    @property
+    def value(self) -> float: ...
+
+    @property
+    def unit(self) -> str | None: ...
+
+
+class NumberExtractor(Protocol):
+    """What the judge needs from ``monitor.numeric.NumericRules``: quantities in a text."""
+
+    def extract(self, text: str) -> Sequence[Quantity]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Number:
+    value: float
+    unit: str | None = None
+
+
+class PlainNumbers:
+    """Bare numbers with scale words (万, million, triệu); the fallback when no unit rules are loaded."""
+
+    def extract(self, text: str) -> Sequence[Quantity]:
+        out: list[Quantity] = []
+        for match in _NUMBER.finditer(text.translate(_DIGITS)):
+            scale = _MULTIPLIER.get((match.group(2) or "").lower(), 1.0)
+            out.append(_Number(round(_parse_number(match.group(1)) * scale, 6)))
+        return out
+
+
+def _parse_number(raw: str) -> float:
+    """``30.000`` and ``1,000`` are thousands; ``3.5`` and ``3,5`` are decimals."""
+    groups = re.split(r"[.,]", raw)
+    if len(groups) > 1 and all(len(g) == 3 for g in groups[1:]):
+        return float("".join(groups))
+    return float(raw.replace(",", "."))
+
+
+@dataclass(frozen=True, slots=True)
+class SupportParams:
+    """How lexical coverage and embedding similarity combine into a support score in [0, 1]."""
+
+    lexical_weight: float
+    embedding_floor: float
+    embedding_ceiling: float
+    threshold: float
+    negation_penalty: float = 0.5
+
+    def score(self, lexical: Matrix, cosine: Matrix, mismatch: Matrix) -> Matrix:
+        """Support of each claim (rows) by each context sentence (columns)."""
+        span = max(self.embedding_ceiling - self.embedding_floor, 1e-6)
+        semantic = np.clip((cosine - self.embedding_floor) / span, 0.0, 1.0)
+        combined = self.lexical_weight * lexical + (1.0 - self.lexical_weight) * semantic
+        return np.clip(combined - self.negation_penalty * mismatch, 0.0, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalJudgeRules:
+    """Everything the local judge reads from ``rules/``: weights, word lists and phrase packs."""
+
+    support: SupportParams
+    relevance_floor: float
+    relevance_ceiling: float
+    negation: frozenset[str]
+    negation_zh: tuple[str, ...]
+    stopwords: frozenset[str]
+    abstention: tuple[str, ...]
+    noncommittal: tuple[str, ...]
+
+    @classmethod
+    def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
+        """Read ``local_judge.yaml`` and every ``abstention/*.yaml`` from ``rules_dir`` (default: the package's)."""
+        root: Any = rules_dir if rules_dir is not None else files("monitor") / "rules"
+        data = _read_yaml(root / "local_judge.yaml")
+        packs = [_read_yaml(p) for p in sorted(root.joinpath("abstention").iterdir(), key=str) if p.name.endswith(".yaml")]
+        try:
+            support, relevance = data["support"], data["relevance"]
+            negation: Mapping[str, list[str]] = data["negation"]
+            return cls(
+                support=SupportParams(**support),
+                relevance_floor=float(relevance["floor"]),
+                relevance_ceiling=float(relevance["ceiling"]),
+                negation=frozenset(fold(w) for lang, words in negation.items() if lang != "zh" for w in words),
+                negation_zh=tuple(negation.get("zh", [])),
+                stopwords=frozenset(fold(w) for words in data["stopwords"].values() for w in words),
+                abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
+                noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
+
+
+def _read_yaml(path: Any) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read rule pack {path}: {exc}") from exc
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"rule pack {path} is not a mapping")
+    return loaded
+
+
+def lexical_units(text: str, stopwords: frozenset[str] = frozenset()) -> set[str]:
+    """Content words (folded) plus character bigrams of CJK runs: what lexical coverage counts."""
+    folded = fold(text)
+    units = {w for w in _WORD.findall(folded) if w not in stopwords}
+    for run in _CJK_RUN.findall(folded):
+        units.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
+    return units
+
+
+def coverage(claim: set[str], context: set[str]) -> float:
+    """Share of the claim's units found in the context; 1.0 for a claim with no content units."""
+    return len(claim & context) / len(claim) if claim else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Per-claim, per-context-sentence measurements of one trace, before any weight is applied."""
+
+    claims: tuple[Claim, ...]
+    sentence_chunk: tuple[int, ...]
+    lexical: Matrix
+    cosine: Matrix
+    mismatch: Matrix
+    numbers_ok: tuple[bool, ...]
+
+
+class LocalJudge:
+    """Judges traces offline with rules and multilingual-e5-small; use it when no LLM endpoint is configured."""
+
+    def __init__(
+        self, embedder: Embedder, rules_dir: Path | None = None, numeric: NumberExtractor | None = None
+    ) -> None:
+        self._embedder = embedder
+        self.rules = LocalJudgeRules.load(rules_dir)
+        self._numbers: NumberExtractor = numeric if numeric is not None else PlainNumbers()
+
+    @property
+    def name(self) -> str:
+        return JUDGE_NAME
+
+    @property
+    def prompt_version(self) -> str:
+        return JUDGE_VERSION
+
+    async def judge(self, item: JudgeInput) -> JudgeResult:
+        """Score one trace in a worker thread so the CPU work does not block the event loop."""
+        verdicts, similarities = await asyncio.to_thread(self.decide, item)
+        scores = triad.score(verdicts, similarities)
+        return JudgeResult(JUDGE_NAME, JUDGE_VERSION, verdicts, scores, usage=Usage(calls=0))
+
+    async def aclose(self) -> None:
+        """Nothing to release: the embedder belongs to the caller."""
+
+    def decide(self, item: JudgeInput) -> tuple[Verdicts, list[float]]:
+        """Verdicts and the question-answer similarity for one trace (synchronous, CPU-bound)."""
+        abstained, evasive = self._phrases(item.answer)
+        evidence = self.evidence(item)
+        supports = self.rules.support.score(evidence.lexical, evidence.cosine, evidence.mismatch)
+        claims = self._claim_verdicts(item, evidence, supports)
+        useful = tuple(any(c.supported and chunk.chunk_id in c.chunk_ids for c in claims) for chunk in item.chunks)
+        similarity = self.relevance(item.question, item.answer) if item.question.strip() else None
+        verdicts = Verdicts(
+            claims=claims,
+            chunk_useful=useful,
+            reverse_questions=(item.answer,) if similarity is not None else (),
+            noncommittal=(abstained or evasive,) if similarity is not None else (),
+            abstained=abstained,
+        )
+        return verdicts, [similarity] if similarity is not None else []
+
+    def evidence(self, item: JudgeInput) -> Evidence:
+        """Split claims and context sentences and measure every claim against every sentence."""
+        language = item.language or detect_language(item.answer)
+        claims = tuple(c for c in split_claims(item.answer, language) if not self._is_abstention(c.text))
+        sentences, owner = _context_sentences(item)
+        context_numbers = self._quantities(" ".join(chunk.text for chunk in item.chunks))
+        numbers_ok = tuple(_numbers_agree(self._quantities(c.text), context_numbers) for c in claims)
+        shape = (len(claims), len(sentences))
+        if not claims or not sentences:
+            zeros = np.zeros(shape)
+            return Evidence(claims, owner, zeros, zeros, zeros, numbers_ok)
+        return Evidence(
+            claims,
+            owner,
+            self._lexical(claims, sentences, owner),
+            self._cosine([c.text for c in claims], sentences),
+            self._mismatch([c.text for c in claims], sentences),
+            numbers_ok,
+        )
+
+    def relevance(self, question: str, answer: str) -> float:
+        """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""
+        q = self._embedder.embed([question], "query")
+        a = self._embedder.embed([answer], "passage")
+        cos = float((q @ a.T)[0, 0])
+        span = max(self.rules.relevance_ceiling - self.rules.relevance_floor, 1e-6)
+        return float(min(max((cos - self.rules.relevance_floor) / span, 0.0), 1.0))
+
+    def _claim_verdicts(self, item: JudgeInput, evidence: Evidence, supports: Matrix) -> tuple[ClaimVerdict, ...]:
+        threshold = self.rules.support.threshold
+        out: list[ClaimVerdict] = []
+        for row, claim in enumerate(evidence.claims):
+            hits = {evidence.sentence_chunk[col] for col in np.flatnonzero(supports[row] >= threshold)}
+            supported = bool(hits) and evidence.numbers_ok[row]
+            ids = tuple(item.chunks[i].chunk_id for i in sorted(hits)) if supported else ()
+            out.append(ClaimVerdict(text=claim.text, supported=supported, chunk_ids=ids))
+        return tuple(out)
+
+    def _lexical(self, claims: Sequence[Claim], sentences: Sequence[str], owner: Sequence[int]) -> Matrix:
+        stop = self.rules.stopwords
+        units = [lexical_units(s, stop) for s in sentences]
+        windows = [_window(units, owner, i) for i in range(len(sentences))]
+        claim_units = [lexical_units(c.text, stop) for c in claims]
+        return np.array([[coverage(cu, w) for w in windows] for cu in claim_units], dtype=np.float64)
+
+    def _cosine(self, claims: Sequence[str], sentences: Sequence[str]) -> Matrix:
+        a = self._embedder.embed(list(claims), "query")
+        b = self._embedder.embed(list(sentences), "query")
+        return np.asarray(a @ b.T, dtype=np.float64)
+
+    def _mismatch(self, claims: Sequence[str], sentences: Sequence[str]) -> Matrix:
+        left = np.array([self._negated(c) for c in claims], dtype=np.float64)
+        right = np.array([self._negated(s) for s in sentences], dtype=np.float64)
+        return np.abs(left[:, None] - right[None, :])
+
+    def _negated(self, text: str) -> bool:
+        folded = fold(text)
+        if any(cue in text for cue in self.rules.negation_zh) and _CJK_RUN.search(text):
+            return True
+        words = set(re.findall(r"[^\W_]+(?:'t)?", folded))
+        return bool(words & self.rules.negation) or "n't" in folded
+
+    def _quantities(self, text: str) -> set[tuple[float, str | None]]:
+        return {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(text)}
+
+    def _is_abstention(self, text: str) -> bool:
+        folded = fold(text)
+        return any(p in folded for p in self.rules.abstention + self.rules.noncommittal)
+
+    def _phrases(self, answer: str) -> tuple[bool, bool]:
+        folded = fold(answer)
+        return any(p in folded for p in self.rules.abstention), any(p in folded for p in self.rules.noncommittal)
+
+
+def _numbers_agree(claim: set[tuple[float, str | None]], context: set[tuple[float, str | None]]) -> bool:
+    """Every quantity of the claim is in the context, with the same unit when both sides name one."""
+    return all(any(v == cv and (u is None or cu is None or u == cu) for cv, cu in context) for v, u in claim)
+
+
+def _context_sentences(item: JudgeInput) -> tuple[list[str], tuple[int, ...]]:
+    sentences: list[str] = []
+    owner: list[int] = []
+    for index, chunk in enumerate(item.chunks):
+        for sentence in split_sentences(chunk.text):
+            sentences.append(sentence)
+            owner.append(index)
+    return sentences, tuple(owner)
+
+
+def _window(units: Sequence[set[str]], owner: Sequence[int], i: int) -> set[str]:
+    """A sentence with its neighbours in the same chunk: claims often span a sentence boundary."""
+    out = set(units[i])
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(units) and owner[j] == owner[i]:
+            out |= units[j]
+    return out

@@ -1,0 +1,285 @@
+"""The per-trace pipeline: cheap stages on every trace, the judge on sampled ones, then flags and sinks.
+
+Stages are optional collaborators passed in by the composition root (``monitor.app``); the pipeline
+knows their small interfaces, not their internals. ``assess`` is synchronous and cheap; ``judge`` is
+async and bounded by a semaphore and a per-trace deadline; ``finish`` raises flags, updates metrics
+and writes the result record to the sinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+
+from monitor.exceptions import JudgeError
+from monitor.judge.base import Judge, JudgeChunk, JudgeInput, JudgeResult, Scores
+from monitor.metrics import QUALITY_METRICS, Metrics
+from monitor.signals import Signals, compute_signals
+from monitor.sources.base import Origin
+from monitor.trace import Trace
+
+log = structlog.get_logger(__name__)
+
+
+class NumericReportLike(Protocol):
+    @property
+    def unsupported(self) -> Sequence[Any]: ...
+    @property
+    def conflicting_context(self) -> Sequence[Any]: ...
+    @property
+    def findings(self) -> Iterable[tuple[str, str]]: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class NumericLike(Protocol):
+    def check(self, answer: str, contexts: Sequence[str]) -> NumericReportLike: ...
+
+
+class GoldenCheckLike(Protocol):
+    @property
+    def entry_id(self) -> str: ...
+    @property
+    def first_hit_rank(self) -> int | None: ...
+    @property
+    def reciprocal_rank(self) -> float: ...
+    @property
+    def numeric(self) -> Any: ...
+    def flags(self) -> list[tuple[str, str]]: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class GoldenLike(Protocol):
+    def check(self, trace: Trace) -> GoldenCheckLike | None: ...
+
+
+class SinkLike(Protocol):
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None: ...
+
+
+FlagEvaluator = Callable[["Evaluation"], list[dict[str, Any]]]
+Sampler = Callable[["Evaluation"], tuple[tuple[str, ...], bool, bool]]
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """Everything learned about one trace as it flows through the pipeline."""
+
+    trace: Trace
+    origin: Origin
+    signals: Signals
+    labels: tuple[str, str, str]
+    numeric: NumericReportLike | None = None
+    golden: GoldenCheckLike | None = None
+    sampled: tuple[str, ...] = ()
+    to_judge: bool = False
+    random_sample: bool = False
+    judge: JudgeResult | None = None
+    judge_error: str | None = None
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    late: bool = False  # re-assessed on late feedback: per-trace counters were exported the first time
+
+    def record(self) -> dict[str, Any]:
+        """The result record (DESIGN.md): one JSON object per trace."""
+        t = self.trace
+        return {
+            "trace_id": t.trace_id,
+            "origin": self.origin.as_dict(),
+            "versions": {"model_id": t.model_id, "prompt_version": t.prompt_version, "index_version": t.index_version},
+            "signals": self.signals.as_dict(),
+            "numeric": self.numeric.as_dict() if self.numeric is not None else None,
+            "golden": self.golden.as_dict() if self.golden is not None else None,
+            "sampled": list(self.sampled),
+            "scores": self.judge.scores.as_dict() if self.judge is not None else None,
+            "judge": _judge_block(self.judge, self.judge_error),
+            "flags": self.flags,
+        }
+
+
+def _judge_block(result: JudgeResult | None, error: str | None) -> dict[str, Any] | None:
+    if result is None:
+        return {"error": error} if error else None
+    v = result.verdicts
+    return {
+        "name": result.judge,
+        "prompt_version": result.prompt_version,
+        "claims": [{"text": c.text, "supported": c.supported, "chunk_ids": list(c.chunk_ids)} for c in v.claims],
+        "chunk_useful": list(v.chunk_useful),
+        "reverse_questions": list(v.reverse_questions),
+        "noncommittal": list(v.noncommittal),
+        "abstained": v.abstained,
+        "calls": result.usage.calls,
+        "tokens": {"prompt": result.usage.prompt_tokens, "completion": result.usage.completion_tokens},
+        "cached": result.cached,
+        "error": error,
+    }
+
+
+def judge_input(trace: Trace) -> JudgeInput:
+    """What the judge reads of a trace; chunks without an id are named by rank (#1, #2, ...)."""
+    chunks = tuple(
+        JudgeChunk(chunk_id=c.chunk_id or f"#{i}", text=c.text) for i, c in enumerate(trace.retrieved_chunks, 1)
+    )
+    return JudgeInput(trace.trace_id, trace.question, trace.answer, chunks, trace.language)
+
+
+class Pipeline:
+    """Runs the stages for one trace; shared by ``ragmon run`` and ``ragmon replay``."""
+
+    def __init__(
+        self,
+        metrics: Metrics,
+        *,
+        numeric: NumericLike | None = None,
+        golden: GoldenLike | None = None,
+        sampler: Sampler | None = None,
+        judge: Judge | None = None,
+        judge_concurrency: int = 16,
+        judge_deadline_s: float = 120.0,
+        flag_evaluator: FlagEvaluator | None = None,
+        sinks: Sequence[SinkLike] = (),
+    ) -> None:
+        self.metrics = metrics
+        self.numeric = numeric
+        self.golden = golden
+        self.sampler = sampler
+        self.judge_impl = judge
+        self.flag_evaluator = flag_evaluator
+        self.sinks = list(sinks)
+        self._judge_slots = asyncio.Semaphore(judge_concurrency)
+        self._judge_deadline_s = judge_deadline_s
+        stage = metrics.stage_seconds
+        self._stage = {name: stage.labels(name) for name in ("signals", "numeric", "golden", "sampling", "judge", "sinks")}
+
+    def assess(self, trace: Trace, origin: Origin) -> Evaluation:
+        """The cheap path: signals, numeric rules, golden match and the sampling decision."""
+        t0 = time.perf_counter()
+        ev = Evaluation(trace, origin, compute_signals(trace), self.metrics.versions(
+            trace.model_id, trace.prompt_version, trace.index_version
+        ))
+        t1 = time.perf_counter()
+        self._stage["signals"].observe(t1 - t0)
+        if self.numeric is not None:
+            ev.numeric = self.numeric.check(trace.answer, [c.text for c in trace.retrieved_chunks])
+            t1 = self._timed("numeric", t1)
+        if self.golden is not None:
+            ev.golden = self.golden.check(trace)
+            t1 = self._timed("golden", t1)
+        if self.sampler is not None:
+            ev.sampled, ev.to_judge, ev.random_sample = self.sampler(ev)
+            self._timed("sampling", t1)
+        ev.to_judge = ev.to_judge and self.judge_impl is not None
+        return ev
+
+    def _timed(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self._stage[stage].observe(now - since)
+        return now
+
+    async def judge(self, ev: Evaluation) -> None:
+        """Score a sampled trace; a failure becomes ``judge_error`` on the evaluation, never an exception."""
+        judge = self.judge_impl
+        if judge is None:
+            return
+        async with self._judge_slots:
+            self.metrics.judge_inflight.inc()
+            started = time.perf_counter()
+            try:
+                ev.judge = await asyncio.wait_for(judge.judge(judge_input(ev.trace)), self._judge_deadline_s)
+                outcome = "cached" if ev.judge.cached else "ok"
+            except TimeoutError:
+                ev.judge_error, outcome = f"deadline of {self._judge_deadline_s:g}s exceeded", "timeout"
+            except JudgeError as exc:
+                ev.judge_error, outcome = f"{type(exc).__name__}: {exc}", type(exc).__name__
+            finally:
+                self.metrics.judge_inflight.dec()
+            elapsed = time.perf_counter() - started
+        self._observe_judge(judge.name, ev, outcome, elapsed)
+
+    def _observe_judge(self, name: str, ev: Evaluation, outcome: str, elapsed: float) -> None:
+        m = self.metrics
+        judge_label = m.cap("judge", name)
+        m.judge_requests.labels(judge_label, outcome).inc()
+        m.judge_latency.labels(judge_label).observe(elapsed)
+        self._stage["judge"].observe(elapsed)
+        if ev.judge_error:
+            log.warning("judge_failed", trace_id=ev.trace.trace_id, error=ev.judge_error)
+            return
+        if ev.judge is None:
+            return
+        m.judge_tokens.labels(judge_label, "prompt").inc(ev.judge.usage.prompt_tokens)
+        m.judge_tokens.labels(judge_label, "completion").inc(ev.judge.usage.completion_tokens)
+        self._observe_scores(ev.judge.scores, ev.labels, judge_label, "random" if ev.random_sample else "targeted")
+
+    def _observe_scores(self, scores: Scores, labels: tuple[str, str, str], judge: str, sample: str) -> None:
+        values = scores.as_dict()
+        for name in QUALITY_METRICS:
+            value = values[name]
+            if value is not None:
+                self.metrics.quality[name].labels(*labels, judge, sample).observe(value)
+
+    def finish(self, ev: Evaluation) -> dict[str, Any]:
+        """Raise flags, export the trace's metrics and hand the result record to every sink."""
+        t0 = time.perf_counter()
+        if self.flag_evaluator is not None:
+            ev.flags = self.flag_evaluator(ev)
+        self._export(ev)
+        record = ev.record()
+        for sink in self.sinks:
+            sink.write(ev.trace, record, bool(ev.flags))
+        self._stage["sinks"].observe(time.perf_counter() - t0)
+        return record
+
+    def _export(self, ev: Evaluation) -> None:
+        if not ev.late:
+            self._export_trace(ev)
+        m = self.metrics
+        if ev.to_judge:
+            for reason in ev.sampled:
+                m.sampled.labels(reason).inc()
+        for flag in ev.flags:
+            m.flagged.labels(flag["reason"]).inc()
+        m.last_trace_ts.set(time.time())
+
+    def _export_trace(self, ev: Evaluation) -> None:
+        m, s, labels = self.metrics, ev.signals, ev.labels
+        index = labels[2]
+        m.traces.labels("ok").inc()
+        m.trace_versions.labels(*labels).inc()
+        m.chunk_count.observe(s.chunk_count)
+        m.answer_chars.observe(s.answer_chars)
+        if s.top_score is not None:
+            m.retrieval_top_score.labels(index).observe(s.top_score)
+        if s.mean_score is not None:
+            m.retrieval_mean_score.labels(index).observe(s.mean_score)
+        if s.latency_ms is not None:
+            m.answer_latency.labels(labels[1]).observe(s.latency_ms / 1000)
+        if s.feedback is not None:
+            m.feedback.labels(s.feedback).inc()
+        for signal, present in (
+            ("empty_retrieval", s.empty_retrieval),
+            ("no_citation", not s.citations_present),
+            ("invalid_citation", bool(s.invalid_citations)),
+        ):
+            if present:
+                m.signal_events.labels(signal, index).inc()
+        self._export_findings(ev)
+
+    def _export_findings(self, ev: Evaluation) -> None:
+        m = self.metrics
+        if ev.numeric is not None:
+            for kind, unit in ev.numeric.findings:
+                m.numeric_findings.labels(kind, unit).inc()
+        if ev.golden is not None:
+            golden = ev.golden
+            m.golden_matched.inc()
+            m.golden_rr.labels(ev.labels[2]).observe(golden.reciprocal_rank)
+            rank = golden.first_hit_rank
+            m.golden_first_hit.labels(ev.labels[2]).observe(rank if rank is not None else m.golden_k + 1)
+            if golden.numeric is not None:
+                for kind, unit in golden.numeric.findings:
+                    m.numeric_findings.labels(kind, unit).inc()

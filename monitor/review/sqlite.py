@@ -1,0 +1,93 @@
+"""The SQLite backend: the embedded default, one file, safe for several threads and processes.
+
+Writes take the database lock up front (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it,
+so two writers never interleave a read-then-write; WAL mode lets readers run beside a writer.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from monitor.exceptions import StoreError
+from monitor.review.backend import Row, Tx
+
+MEMORY = ":memory:"
+DEFAULT_BUSY_TIMEOUT = 10.0
+
+
+class _SqliteTx:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._conn.execute(sql, tuple(params)).rowcount
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        row = self._conn.execute(sql, tuple(params)).fetchone()
+        return tuple(row) if row is not None else None
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return [tuple(row) for row in self._conn.execute(sql, tuple(params)).fetchall()]
+
+
+class SqliteBackend:
+    """A review store in one SQLite file (or ``:memory:``, for tests of a single process)."""
+
+    dialect: Literal["sqlite"] = "sqlite"
+
+    def __init__(self, path: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+        self.description = f"SQLite review store {path}"
+        if path != MEMORY and not Path(path).parent.is_dir():
+            raise StoreError(f"{self.description}: directory {Path(path).parent} does not exist")
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(
+                path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            if path != MEMORY:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {self.description}: {exc}") from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        """Run the body under the write lock; commit on success, roll back on any error."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield _SqliteTx(self._conn)
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.description}: {exc}") from exc
+
+    def lock_schema(self, tx: Tx) -> None:
+        """Nothing to do: ``BEGIN IMMEDIATE`` already holds the database's write lock."""
+
+    def json_param(self, value: Any) -> Any:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    def json_value(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def time_param(self, value: datetime) -> Any:
+        # Fixed-width UTC text sorts like the instants it names, so range filters compare strings.
+        return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+    def time_value(self, value: Any) -> datetime:
+        return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,326 @@
+"""The review store: flagged cases upserted by trace id, labelled by reviewers, promoted to the golden set.
+
+``open_store(url)`` picks the backend from the URL (a path or ``sqlite:///path`` for SQLite, the
+default ``ragmon-review.db``; ``postgresql://...`` for a queue shared by replicas), runs the schema
+migrations and returns a ``ReviewStore``. Writes are idempotent by trace id so at-least-once
+redelivery never duplicates a case, and a later flag only adds its reason. PII is scrubbed here,
+before anything reaches the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+from monitor.exceptions import StoreError
+from monitor.pii import Scrubber
+from monitor.review.backend import Backend, Row, Tx
+from monitor.review.migrations import migrate
+from monitor.review.models import (
+    VERDICTS,
+    VERSION_KEYS,
+    Case,
+    CaseFilter,
+    CaseNotFound,
+    Flag,
+    Label,
+    Promotion,
+    ReviewError,
+    Status,
+    Verdict,
+)
+
+DEFAULT_STORE_PATH = "ragmon-review.db"
+_BATCH = 500  # trace ids per IN (...) query, well under SQLite's parameter limit
+
+Clock = Callable[[], datetime]
+
+_UPSERT_CASE = """
+INSERT INTO review_cases (trace_id, question, model_id, prompt_version, index_version, trace, result,
+                          status, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+ON CONFLICT (trace_id) DO UPDATE SET
+    question = excluded.question, model_id = excluded.model_id, prompt_version = excluded.prompt_version,
+    index_version = excluded.index_version, trace = excluded.trace, result = excluded.result,
+    updated_at = excluded.updated_at
+"""
+_INSERT_FLAG = """
+INSERT INTO review_flags (trace_id, reason, detail, first_seen) VALUES (?, ?, ?, ?)
+ON CONFLICT (trace_id, reason) DO NOTHING
+"""
+_SELECT_CASES = """
+SELECT trace_id, trace, result, status, created_at, updated_at, verdict, labelled_at, expected_answer,
+       expected_sections, note, reviewer, promoted_source, golden_version, promoted_at
+FROM review_cases c
+"""
+_LABEL = """
+UPDATE review_cases SET status = ?, verdict = ?, expected_answer = ?, expected_sections = ?, note = ?,
+       reviewer = ?, labelled_at = ?, updated_at = ?
+WHERE trace_id = ?
+"""
+_PROMOTE = """
+UPDATE review_cases SET status = 'promoted', promoted_source = ?, golden_version = ?, promoted_at = ?,
+       updated_at = ?
+WHERE trace_id = ?
+"""
+_EXISTS = "EXISTS (SELECT 1 FROM {table} x WHERE x.trace_id = c.trace_id AND x.{column} = ?)"
+_MARK_SAMPLE = """
+INSERT INTO review_samples (batch, trace_id, pick, picked_at)
+SELECT ?, trace_id, ?, ? FROM review_cases WHERE trace_id = ?
+ON CONFLICT (batch, trace_id) DO NOTHING
+"""
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class ReviewStore:
+    """The review queue over one backend; use it as a context manager, it refuses work once closed."""
+
+    def __init__(self, backend: Backend, scrubber: Scrubber | None = None, clock: Clock = _utcnow) -> None:
+        self._db = backend
+        self._scrub = scrubber or Scrubber.load()
+        self._clock = clock
+        self._closed = False
+
+    @property
+    def description(self) -> str:
+        return self._db.description
+
+    def __enter__(self) -> ReviewStore:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection; later calls raise ``StoreError``."""
+        if not self._closed:
+            self._closed = True
+            self._db.close()
+
+    def _tx(self) -> AbstractContextManager[Tx]:
+        if self._closed:
+            raise StoreError(f"{self.description} is closed")
+        return self._db.transaction()
+
+    def upsert_case(
+        self, trace: Mapping[str, Any], result: Mapping[str, Any], reasons: Sequence[str]
+    ) -> None:
+        """Insert or refresh the case for this trace; its reasons are merged with those already stored."""
+        trace_id = str(trace.get("trace_id") or result.get("trace_id") or "")
+        if not trace_id:
+            raise StoreError("cannot store a case without a trace_id")
+        clean_trace = self._scrub.scrub_obj(dict(trace))
+        clean_result = self._scrub.scrub_obj(dict(result))
+        versions = _versions(clean_trace, clean_result)
+        now = self._db.time_param(self._clock())
+        case_row = (
+            trace_id, str(clean_trace.get("question", "")), *versions,
+            self._db.json_param(clean_trace), self._db.json_param(clean_result), now, now,
+        )
+        details = _flag_details(clean_result)
+        with self._tx() as tx:
+            tx.execute(_UPSERT_CASE, case_row)
+            for reason in dict.fromkeys(reasons):
+                tx.execute(_INSERT_FLAG, (trace_id, reason, details.get(reason), now))
+
+    def get(self, trace_id: str) -> Case | None:
+        """The case for ``trace_id``, or ``None``."""
+        with self._tx() as tx:
+            rows = tx.all(_SELECT_CASES + " WHERE c.trace_id = ?", (trace_id,))
+            cases = self._cases(tx, rows)
+        return cases[0] if cases else None
+
+    def require(self, trace_id: str) -> Case:
+        """The case for ``trace_id``; raise ``CaseNotFound`` when there is none."""
+        case = self.get(trace_id)
+        if case is None:
+            raise CaseNotFound(trace_id)
+        return case
+
+    def list_cases(self, where: CaseFilter | None = None, **filters: Any) -> list[Case]:
+        """Cases matching the filter (or keyword filters, the fields of ``CaseFilter``), newest first."""
+        where = where or CaseFilter(**filters)
+        sql, params = self._where(where)
+        sql = _SELECT_CASES + sql + " ORDER BY c.created_at DESC, c.trace_id"
+        if where.limit is not None:
+            sql += f" LIMIT {int(where.limit)}"
+        with self._tx() as tx:
+            return self._cases(tx, tx.all(sql, params))
+
+    def _where(self, f: CaseFilter) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if f.status is not None:
+            clauses.append("c.status = ?")
+            params.append(str(f.status))
+        if f.reason is not None:
+            clauses.append(_EXISTS.format(table="review_flags", column="reason"))
+            params.append(f.reason)
+        if f.version is not None:
+            clauses.append("(c.model_id = ? OR c.prompt_version = ? OR c.index_version = ?)")
+            params.extend([f.version] * 3)
+        if f.since is not None:
+            clauses.append("c.created_at >= ?")
+            params.append(self._db.time_param(f.since))
+        if f.sample is not None:
+            clauses.append(_EXISTS.format(table="review_samples", column="batch"))
+            params.append(f.sample)
+        if f.labelled is not None:
+            clauses.append("c.verdict IS NOT NULL" if f.labelled else "c.verdict IS NULL")
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+    def label(
+        self,
+        trace_id: str,
+        verdict: Verdict,
+        expected_answer: str | None = None,
+        sections: Iterable[str] = (),
+        note: str | None = None,
+        reviewer: str | None = None,
+    ) -> Case:
+        """Record a reviewer's verdict: ``bad`` confirms the flag, ``ok`` marks it a false alarm."""
+        if verdict not in VERDICTS:
+            raise ReviewError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+        status = Status.CONFIRMED if verdict == "bad" else Status.FALSE_ALARM
+        now = self._db.time_param(self._clock())
+        expected = self._scrub.scrub(expected_answer) if expected_answer else None
+        params = (
+            str(status), verdict, expected, self._db.json_param(list(sections)),
+            self._scrub.scrub(note) if note else None, reviewer, now, now, trace_id,
+        )
+        with self._tx() as tx:
+            self._check_status(tx, trace_id, "label")
+            tx.execute(_LABEL, params)
+        return self.require(trace_id)
+
+    def mark_promoted(self, trace_id: str, source: str, golden_version: int) -> None:
+        """Record that the case became a golden entry with this source tag, in this golden-set version."""
+        now = self._db.time_param(self._clock())
+        with self._tx() as tx:
+            self._check_status(tx, trace_id, "promote")
+            tx.execute(_PROMOTE, (source, golden_version, now, now, trace_id))
+
+    def _check_status(self, tx: Tx, trace_id: str, action: str) -> None:
+        row = tx.one("SELECT status FROM review_cases WHERE trace_id = ?", (trace_id,))
+        if row is None:
+            raise CaseNotFound(trace_id)
+        if row[0] == Status.PROMOTED:
+            raise ReviewError(f"cannot {action} {trace_id!r}: already promoted; edit the golden file instead")
+
+    def pending_count(self) -> int:
+        """Cases waiting for a reviewer (the ``ragmon_review_pending`` gauge)."""
+        with self._tx() as tx:
+            row = tx.one("SELECT COUNT(*) FROM review_cases WHERE status = 'pending'")
+        return int(row[0]) if row else 0
+
+    def mark_sample(self, batch: str, trace_ids: Iterable[str], pick: str = "random") -> int:
+        """Tag cases as picked for a review batch; return how many were newly tagged (re-marking: no-op)."""
+        now = self._db.time_param(self._clock())
+        with self._tx() as tx:
+            return sum(max(tx.execute(_MARK_SAMPLE, (batch, pick, now, tid)), 0) for tid in trace_ids)
+
+    def _cases(self, tx: Tx, rows: list[Row]) -> list[Case]:
+        ids = [row[0] for row in rows]
+        flags = self._related(tx, "trace_id, reason, detail FROM review_flags", ids, "first_seen, reason")
+        samples = self._related(tx, "trace_id, batch FROM review_samples", ids, "batch")
+        return [
+            self._case(row, [Flag(r[1], r[2]) for r in flags.get(row[0], [])],
+                       [s[1] for s in samples.get(row[0], [])])
+            for row in rows
+        ]
+
+    def _related(self, tx: Tx, select: str, ids: list[str], order: str) -> dict[str, list[Row]]:
+        found: dict[str, list[Row]] = {}
+        for start in range(0, len(ids), _BATCH):
+            chunk = ids[start : start + _BATCH]
+            marks = ", ".join("?" * len(chunk))
+            sql = f"SELECT {select} WHERE trace_id IN ({marks}) ORDER BY {order}"  # noqa: S608 - constants and ?s
+            for row in tx.all(sql, chunk):
+                found.setdefault(row[0], []).append(row)
+        return found
+
+    def _case(self, row: Row, flags: list[Flag], samples: list[str]) -> Case:
+        db = self._db
+        label = None
+        if row[6] is not None:
+            label = Label(
+                verdict=row[6], labelled_at=db.time_value(row[7]), expected_answer=row[8],
+                sections=tuple(db.json_value(row[9]) or ()), note=row[10], reviewer=row[11],
+            )
+        promotion = None
+        if row[12] is not None:
+            promotion = Promotion(
+                source=row[12], golden_version=int(row[13]), promoted_at=db.time_value(row[14])
+            )
+        return Case(
+            trace_id=row[0], trace=db.json_value(row[1]), result=db.json_value(row[2]), flags=tuple(flags),
+            status=Status(row[3]), created_at=db.time_value(row[4]), updated_at=db.time_value(row[5]),
+            label=label, promotion=promotion, samples=tuple(samples),
+        )
+
+
+def _versions(trace: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[str | None, ...]:
+    recorded = result.get("versions") or {}
+    return tuple(_str_or_none(recorded.get(key) or trace.get(key)) for key in VERSION_KEYS)
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _flag_details(result: Mapping[str, Any]) -> dict[str, str]:
+    details: dict[str, str] = {}
+    for flag in result.get("flags") or ():
+        if isinstance(flag, Mapping) and flag.get("reason") and flag.get("detail") is not None:
+            details.setdefault(str(flag["reason"]), str(flag["detail"]))
+    return details
+
+
+def parse_store_url(url: str | None) -> tuple[str, str]:
+    """Split a store URL into (``sqlite`` | ``postgres``, path or URL); raise ``StoreError`` on a bad one."""
+    if url is None:
+        return "sqlite", DEFAULT_STORE_PATH
+    url = url.strip()
+    if not url:
+        raise StoreError("the store URL is empty")
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return "sqlite", url
+    if scheme in ("postgresql", "postgres"):
+        return "postgres", url
+    if scheme == "sqlite":
+        if not rest.startswith("/") or len(rest) < 2:
+            raise StoreError(f"bad SQLite URL {url!r}: use sqlite:///relative/path.db or sqlite:////abs/path.db")
+        return "sqlite", rest[1:]
+    raise StoreError(
+        f"unsupported store URL scheme {scheme!r}: use a file path, sqlite:///path.db or postgresql://user@host/db"
+    )
+
+
+def open_store(
+    url: str | None = None, *, scrubber: Scrubber | None = None, clock: Clock = _utcnow
+) -> ReviewStore:
+    """Open the store at ``url`` (default ``ragmon-review.db``) and bring its schema up to date."""
+    kind, target = parse_store_url(url)
+    backend: Backend
+    if kind == "postgres":
+        from monitor.review.postgres import PostgresBackend
+
+        backend = PostgresBackend(target)
+    else:
+        from monitor.review.sqlite import SqliteBackend
+
+        backend = SqliteBackend(target)
+    try:
+        migrate(backend)
+    except BaseException:
+        backend.close()
+        raise
+    return ReviewStore(backend, scrubber=scrubber, clock=clock)
+

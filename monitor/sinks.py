@@ -1,0 +1,32 @@
+"""Where result records go besides metrics: a JSONL results file, the review store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from monitor.trace import Trace
+
+
+class ResultsFile:
+    """One result record per line (``--results OUT.jsonl``)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] | None = path.open("w", encoding="utf-8")
+
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
+        if self._file is None:
+            raise ValueError(f"results file {self.path} used after close")
+        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

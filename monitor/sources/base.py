@@ -1,0 +1,88 @@
+"""The source contract: what the pipeline needs from Kafka, a file or stdin.
+
+A source is driven from one thread (kafka-python consumers are not thread-safe); only ``ack`` may be
+called from another thread. ``ack`` marks a message fully handled; ``commit`` persists the contiguous
+prefix of handled messages per partition, so a crash never skips an unhandled trace (at-least-once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a message came from: a Kafka topic/partition/offset, or a file and line number."""
+
+    topic: str | None = None
+    partition: int | None = None
+    offset: int | None = None
+    path: str | None = None
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The non-empty fields, for logs, results and the dead-letter sink."""
+        return {k: v for k, v in (
+            ("topic", self.topic), ("partition", self.partition), ("offset", self.offset),
+            ("path", self.path), ("line", self.line),
+        ) if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One raw message and its origin; ``key`` is the Kafka key when there is one."""
+
+    value: bytes
+    origin: Origin
+    key: bytes | None = None
+
+
+class Source(Protocol):
+    """A stream of raw messages with acknowledgements and commits."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def ready(self) -> bool:
+        """True once the source is open and (for Kafka) has partitions assigned."""
+        ...
+
+    @property
+    def exhausted(self) -> bool:
+        """True when a finite source (a file not followed) has nothing more to give."""
+        ...
+
+    def open(self) -> None: ...
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Message]: ...
+
+    def ack(self, origin: Origin) -> None:
+        """Mark one message fully handled; thread-safe."""
+        ...
+
+    def commit(self) -> None:
+        """Persist the handled prefix; a no-op where there is nothing to persist."""
+        ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def lag(self) -> Mapping[tuple[str, int], int]:
+        """Messages behind the end, per (topic, partition); empty where unknown."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class DeadLetterSink(Protocol):
+    """Where rejected messages go, with their reason, origin and original bytes."""
+
+    def send(self, message: Message, reason: str, detail: str) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,244 @@
+"""Traces from a Kafka topic through a kafka-python consumer group, committed at-least-once.
+
+Auto-commit is off. Every record handed to the pipeline is tracked; ``commit`` persists, per
+partition, only the contiguous prefix of fully handled offsets. When partitions are revoked, their
+done offsets are committed inside the rebalance callback, then forgotten: traces still in flight for
+them are redelivered to the new owner (at-least-once; the review store is idempotent by trace id).
+``pause`` stops fetching on every assigned partition, so a slow judge bounds memory instead of
+buffering without limit.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import structlog
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.consumer.subscription_state import ConsumerRebalanceListener
+from kafka.errors import KafkaError
+from kafka.structs import OffsetAndMetadata
+
+from monitor.config import KafkaSettings
+from monitor.dead_letter import dead_letter_record
+from monitor.exceptions import ConfigError, SourceError
+from monitor.sources.base import Message, Origin
+from monitor.sources.offsets import OffsetTracker, Partition
+
+log = structlog.get_logger(__name__)
+DEFAULT_GROUP = "ragmon"
+LAG_REFRESH_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaURL:
+    """``kafka://host:port[,host:port]/topic?group=NAME``."""
+
+    bootstrap: tuple[str, ...]
+    topic: str
+    group: str
+
+    @classmethod
+    def parse(cls, url: str) -> KafkaURL:
+        parts = urlsplit(url)
+        topic = parts.path.strip("/")
+        if parts.scheme != "kafka" or not parts.netloc or not topic:
+            raise ConfigError(f"source: expected kafka://host:port[,host:port]/topic?group=NAME, got {url!r}")
+        group = parse_qs(parts.query).get("group", [DEFAULT_GROUP])[0]
+        return cls(tuple(h for h in parts.netloc.split(",") if h), topic, group)
+
+
+def client_options(settings: KafkaSettings) -> dict[str, Any]:
+    """Security and client options shared by the consumer and the dead-letter producer."""
+    options: dict[str, Any] = {"client_id": settings.client_id, "security_protocol": settings.security_protocol}
+    optional = {
+        "sasl_mechanism": settings.sasl_mechanism,
+        "sasl_plain_username": settings.sasl_plain_username,
+        "sasl_plain_password": (
+            settings.sasl_plain_password.get_secret_value() if settings.sasl_plain_password else None
+        ),
+        "ssl_cafile": settings.ssl_cafile,
+        "ssl_certfile": settings.ssl_certfile,
+        "ssl_keyfile": settings.ssl_keyfile,
+    }
+    options.update({k: v for k, v in optional.items() if v is not None})
+    if settings.security_protocol in ("SSL", "SASL_SSL"):
+        options["ssl_check_hostname"] = settings.ssl_check_hostname
+    return options
+
+
+class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]  # kafka-python ships no types
+    def __init__(self, source: KafkaSource) -> None:
+        self._source = source
+
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        self._source._on_revoked(revoked)
+
+    def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._source._on_assigned(assigned)
+
+
+class KafkaSource:
+    """A consumer-group member; all methods but ``ack`` run on the one consumer thread."""
+
+    def __init__(self, url: KafkaURL, settings: KafkaSettings) -> None:
+        self._url = url
+        self._settings = settings
+        self._consumer: Any = None
+        self._tracker = OffsetTracker()
+        self._assigned: set[TopicPartition] = set()
+        self._paused = False
+        self._lag: dict[tuple[str, int], int] = {}
+        self._lag_at = 0.0
+        self._lock = threading.Lock()
+        self.before_commit: Callable[[], None] | None = None  # flushes the dead-letter producer
+
+    @property
+    def name(self) -> str:
+        return f"kafka:{self._url.topic}"
+
+    @property
+    def ready(self) -> bool:
+        return self._consumer is not None and bool(self._assigned)
+
+    @property
+    def exhausted(self) -> bool:
+        return False
+
+    @property
+    def tracker(self) -> OffsetTracker:
+        return self._tracker
+
+    def open(self) -> None:
+        s = self._settings
+        try:
+            self._consumer = KafkaConsumer(
+                bootstrap_servers=list(self._url.bootstrap),
+                group_id=self._url.group,
+                enable_auto_commit=False,
+                auto_offset_reset=s.auto_offset_reset,
+                max_poll_records=s.max_poll_records,
+                session_timeout_ms=s.session_timeout_ms,
+                heartbeat_interval_ms=s.heartbeat_interval_ms,
+                max_poll_interval_ms=s.max_poll_interval_ms,
+                **client_options(s),
+            )
+            self._consumer.subscribe([self._url.topic], listener=_Rebalance(self))
+        except KafkaError as exc:
+            raise SourceError(f"cannot connect to Kafka at {','.join(self._url.bootstrap)}: {exc}") from exc
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Message]:
+        consumer = self._require()
+        try:
+            batches = consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        except KafkaError as exc:
+            log.warning("kafka_poll_failed", error=str(exc))
+            return []
+        out: list[Message] = []
+        for tp, records in batches.items():
+            for record in records:
+                self._tracker.started((tp.topic, tp.partition), record.offset)
+                out.append(Message(
+                    value=record.value if record.value is not None else b"",
+                    origin=Origin(topic=tp.topic, partition=tp.partition, offset=record.offset),
+                    key=record.key,
+                ))
+        return out
+
+    def ack(self, origin: Origin) -> None:
+        if origin.topic is not None and origin.partition is not None and origin.offset is not None:
+            self._tracker.done((origin.topic, origin.partition), origin.offset)
+
+    def commit(self) -> None:
+        self._commit(self._tracker.to_commit())
+
+    def _commit(self, positions: Mapping[Partition, int]) -> None:
+        if not positions:
+            return
+        if self.before_commit is not None:
+            self.before_commit()
+        offsets = {TopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in positions.items()}
+        try:
+            self._require().commit(offsets)
+        except KafkaError as exc:
+            log.warning("kafka_commit_failed", error=str(exc), partitions=len(offsets))
+            return
+        self._tracker.committed(dict(positions))
+
+    def pause(self) -> None:
+        with self._lock:
+            self._paused = True
+            if self._assigned:
+                self._require().pause(*self._assigned)
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
+            if self._assigned:
+                self._require().resume(*self._assigned)
+
+    def lag(self) -> Mapping[tuple[str, int], int]:
+        """Refreshed at most every few seconds: end offsets cost a broker round trip."""
+        now = time.monotonic()
+        if now - self._lag_at < LAG_REFRESH_S or not self._assigned:
+            return self._lag
+        self._lag_at = now
+        consumer = self._require()
+        try:
+            ends = consumer.end_offsets(list(self._assigned))
+            self._lag = {(tp.topic, tp.partition): max(0, end - consumer.position(tp)) for tp, end in ends.items()}
+        except KafkaError as exc:
+            log.warning("kafka_lag_failed", error=str(exc))
+        return self._lag
+
+    def close(self) -> None:
+        if self._consumer is not None:
+            self.commit()
+            self._consumer.close(autocommit=False)
+            self._consumer = None
+
+    def _on_revoked(self, revoked: set[TopicPartition]) -> None:
+        parts = {(tp.topic, tp.partition) for tp in revoked}
+        self._commit(self._tracker.to_commit(parts))
+        self._tracker.forget(parts)
+        self._assigned -= set(revoked)
+        self._lag = {k: v for k, v in self._lag.items() if k not in parts}
+        log.info("partitions_revoked", partitions=sorted(parts))
+
+    def _on_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._assigned |= set(assigned)
+        if self._paused and assigned:
+            self._require().pause(*assigned)
+        log.info("partitions_assigned", partitions=sorted((tp.topic, tp.partition) for tp in assigned))
+
+    def _require(self) -> Any:
+        if self._consumer is None:
+            raise SourceError("Kafka source used before open() or after close()")
+        return self._consumer
+
+
+class KafkaDeadLetterSink:
+    """Produces rejected messages to ``<topic><suffix>``, keyed like the original; flushed before commits."""
+
+    def __init__(self, bootstrap: tuple[str, ...], topic: str, settings: KafkaSettings) -> None:
+        self.topic = topic
+        try:
+            self._producer = KafkaProducer(bootstrap_servers=list(bootstrap), acks="all", **client_options(settings))
+        except KafkaError as exc:
+            raise SourceError(f"cannot create the dead-letter producer: {exc}") from exc
+
+    def send(self, message: Message, reason: str, detail: str) -> None:
+        value = json.dumps(dead_letter_record(message, reason, detail), ensure_ascii=False).encode("utf-8")
+        self._producer.send(self.topic, key=message.key, value=value)
+
+    def flush(self) -> None:
+        self._producer.flush()
+
+    def close(self) -> None:
+        self._producer.flush()
+        self._producer.close()

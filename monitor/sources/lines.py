@@ -1,0 +1,104 @@
+"""JSONL traces from a file (optionally tailed with ``--follow``) or from stdin: the embedded default."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+from monitor.exceptions import SourceError
+from monitor.sources.base import Message, Origin
+
+FOLLOW_SLEEP_S = 0.05
+
+
+class LineSource:
+    """Reads one message per line; blank lines are skipped, the original bytes are kept as they are."""
+
+    def __init__(self, path: Path | None, follow: bool = False) -> None:
+        self._path = path
+        self._follow = follow and path is not None
+        self._file: BinaryIO | None = None
+        self._line = 0
+        self._partial = b""
+        self._eof = False
+        self._paused = False
+
+    @property
+    def name(self) -> str:
+        return str(self._path) if self._path else "stdin"
+
+    @property
+    def ready(self) -> bool:
+        return self._file is not None
+
+    @property
+    def exhausted(self) -> bool:
+        return self._eof and not self._follow
+
+    def open(self) -> None:
+        if self._path is None:
+            self._file = sys.stdin.buffer
+            return
+        try:
+            self._file = self._path.open("rb")
+        except OSError as exc:
+            raise SourceError(f"cannot open trace file {self._path}: {exc.strerror}") from exc
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Message]:
+        if self._file is None:
+            raise SourceError("source used before open() or after close()")
+        if self._paused or self.exhausted:
+            time.sleep(min(timeout_s, FOLLOW_SLEEP_S))
+            return []
+        deadline = time.monotonic() + timeout_s
+        out: list[Message] = []
+        while len(out) < max_records:
+            raw = self._file.readline()
+            if not raw:
+                if not self._follow:
+                    self._finish_partial(out)
+                    self._eof = True
+                    break
+                if out or time.monotonic() >= deadline:
+                    break
+                time.sleep(FOLLOW_SLEEP_S)
+                continue
+            self._take(raw, out)
+        return out
+
+    def _take(self, raw: bytes, out: list[Message]) -> None:
+        if not raw.endswith(b"\n") and self._follow:
+            self._partial += raw  # a writer is mid-line; wait for the rest
+            return
+        raw, self._partial = self._partial + raw, b""
+        self._line += 1
+        value = raw.rstrip(b"\r\n")
+        if value.strip():
+            out.append(Message(value=value, origin=Origin(path=self.name, line=self._line)))
+
+    def _finish_partial(self, out: list[Message]) -> None:
+        if self._partial:
+            self._take(self._partial + b"\n", out)
+
+    def ack(self, origin: Origin) -> None:
+        return None  # a file has no position to persist
+
+    def commit(self) -> None:
+        return None
+
+    def pause(self) -> None:
+        self._paused = True
+
+    def resume(self) -> None:
+        self._paused = False
+
+    def lag(self) -> Mapping[tuple[str, int], int]:
+        return {}
+
+    def close(self) -> None:
+        if self._file is not None and self._path is not None:
+            self._file.close()
+        self._file = None

@@ -1,0 +1,74 @@
+"""Per-partition tracking of handled offsets, so commits only ever cover fully handled traces.
+
+Traces are handled concurrently (a judged trace finishes after later cheap ones), so the committable
+position of a partition is the first offset that is not yet done: the contiguous done prefix.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+Partition = tuple[str, int]
+
+
+@dataclass(slots=True)
+class _PartitionState:
+    pending: deque[int] = field(default_factory=deque)
+    done: set[int] = field(default_factory=set)
+    committable: int | None = None  # next offset to commit (last contiguous done + 1)
+    committed: int | None = None
+
+
+class OffsetTracker:
+    """Thread-safe: ``started`` and ``commit`` run on the consumer thread, ``done`` on any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parts: dict[Partition, _PartitionState] = {}
+
+    def started(self, partition: Partition, offset: int) -> None:
+        """Record that ``offset`` was handed to the pipeline (offsets arrive in order per partition)."""
+        with self._lock:
+            self._parts.setdefault(partition, _PartitionState()).pending.append(offset)
+
+    def done(self, partition: Partition, offset: int) -> None:
+        """Mark ``offset`` fully handled; unknown partitions (revoked meanwhile) are ignored."""
+        with self._lock:
+            state = self._parts.get(partition)
+            if state is None:
+                return
+            state.done.add(offset)
+            while state.pending and state.pending[0] in state.done:
+                head = state.pending.popleft()
+                state.done.discard(head)
+                state.committable = head + 1
+
+    def to_commit(self, partitions: set[Partition] | None = None) -> dict[Partition, int]:
+        """Positions that advanced since the last commit, optionally limited to some partitions."""
+        with self._lock:
+            return {
+                p: s.committable
+                for p, s in self._parts.items()
+                if s.committable is not None and s.committable != s.committed
+                and (partitions is None or p in partitions)
+            }
+
+    def committed(self, positions: dict[Partition, int]) -> None:
+        """Record a successful commit of ``positions``."""
+        with self._lock:
+            for p, offset in positions.items():
+                if p in self._parts:
+                    self._parts[p].committed = offset
+
+    def forget(self, partitions: set[Partition]) -> None:
+        """Drop revoked partitions; in-flight traces of theirs will be redelivered to the new owner."""
+        with self._lock:
+            for p in partitions:
+                self._parts.pop(p, None)
+
+    def in_flight(self) -> int:
+        """Offsets handed out and not yet done."""
+        with self._lock:
+            return sum(len(s.pending) for s in self._parts.values())
