@@ -1,8 +1,9 @@
 """A small phrase check for answers that abstain ("the documents do not say"), in folded text.
 
 An unanswerable golden entry expects the assistant to abstain. Phrase packs in ``rules/abstention/*.yaml``
-are used when present (any list of strings in them, e.g. under ``phrases``); otherwise a minimal built-in
-list in Vietnamese and English.
+are used when present (their ``abstention`` lists; a pack without that key gives all its listed strings),
+otherwise a minimal built-in list in Vietnamese and English. ``noncommittal`` phrases are not abstentions:
+"as an AI assistant, ..." can still precede a made-up answer.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class AbstentionDetector:
             if root.is_dir()
             else []
         )
-        phrases = [phrase for pack in packs for phrase in _strings(_read(pack))]
+        phrases = [phrase for pack in packs for phrase in _strings(_abstention_part(_read(pack)))]
         return cls(phrases) if phrases else cls()
 
     def abstains(self, answer: str) -> bool:
@@ -69,6 +70,10 @@ def _read(pack: Traversable) -> Any:
         return yaml.safe_load(pack.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{pack}: cannot read the abstention pack: {exc}") from exc
+
+
+def _abstention_part(data: Any) -> Any:
+    return data["abstention"] if isinstance(data, dict) and "abstention" in data else data
 
 
 def _strings(data: Any) -> Iterator[str]:

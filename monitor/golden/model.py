@@ -176,9 +176,8 @@ def _sources(
     if sections:
         unknown = [s for s in expected if s not in sections]
         if unknown:
-            raise ConfigError(
-                f"{where}: field 'expected_sections' names sections not in the sections file: {unknown}"
-            )
+            key = "expected_sections" if "expected_sections" in raw else "muc_ky_vong"
+            raise ConfigError(f"{where}: field '{key}' names sections not in the sections file: {unknown}")
     return tuple(sections[s] for s in expected if s in sections) + contexts
 
 
