@@ -1,0 +1,179 @@
+"""ragmon simulate: deterministic, contract-valid BanHang traffic with seed 000's bad deploy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.exceptions import ConfigError, TraceError
+from monitor.simulate import (
+    SimConfig,
+    add_parser,
+    generate,
+    golden_entries,
+    index_at,
+    load_policy,
+    parse_kafka_url,
+    parse_mix,
+)
+from monitor.trace import FeedbackEvent, Trace, validate_message
+
+GOOD_INDEX = "kb-2026-09-chunk200"
+BAD_INDEX = "kb-2026-09-25-chunk800"
+
+
+def _traces(config: SimConfig) -> list[dict[str, Any]]:
+    return [m for m in generate(config) if m.get("type") != "feedback" and "answer" in m]
+
+
+def _rr(trace: dict[str, Any], expected: set[str], k: int = 5) -> float:
+    for rank, chunk in enumerate(trace["retrieved_chunks"][:k], 1):
+        if expected & set(chunk["sections"]):
+            return 1 / rank
+    return 0.0
+
+
+def test_same_seed_gives_the_same_traffic() -> None:
+    """Two runs with one seed are identical; another seed gives other traffic."""
+    config = SimConfig(count=300, seed=7, bad_deploy_at=150, invalid=0.02)
+    assert list(generate(config)) == list(generate(config))
+    assert list(generate(SimConfig(count=300, seed=8))) != list(generate(SimConfig(count=300, seed=7)))
+
+
+def test_every_message_follows_the_trace_contract() -> None:
+    """Traces and feedback events validate as the daemon parses them; malformed ones are rejected."""
+    kinds: Counter[str] = Counter()
+    for message in generate(SimConfig(count=1500, seed=3, bad_deploy_at=700, invalid=0.02)):
+        try:
+            kinds[type(validate_message(message)).__name__] += 1
+        except TraceError as exc:
+            kinds[f"invalid:{exc.reason}"] += 1
+    assert kinds[Trace.__name__] == 1500
+    assert kinds[FeedbackEvent.__name__] > 0
+    assert {k for k in kinds if k.startswith("invalid:")} == {"invalid:missing_answer", "invalid:wrong_type"}
+
+
+def test_bad_deploy_and_rollback_switch_the_index_at_the_given_traces() -> None:
+    """Traces before bad_deploy_at use chunk 200, then chunk 800, then chunk 200 again after rollback."""
+    config = SimConfig(count=90, seed=1, bad_deploy_at=30, rollback_at=60)
+    versions = [t["index_version"] for t in _traces(config)]
+    assert versions == [GOOD_INDEX] * 30 + [BAD_INDEX] * 30 + [GOOD_INDEX] * 30
+    assert [index_at(config, i) for i in (29, 30, 59, 60)] == ["good", "bad", "bad", "good"]
+
+
+def test_golden_rankings_reproduce_seed_000_mrr() -> None:
+    """The golden questions' rankings give seed 000's MRR@5: 0.90 with chunk 200, 0.63 with chunk 800."""
+    golden = {g["cau_hoi"]: set(g["muc_ky_vong"]) for g in golden_entries()}
+    rr: dict[str, dict[str, float]] = {GOOD_INDEX: {}, BAD_INDEX: {}}
+    for trace in _traces(SimConfig(count=6000, seed=5, bad_deploy_at=3000)):
+        if trace["question"] in golden:
+            rr[trace["index_version"]][trace["question"]] = _rr(trace, golden[trace["question"]])
+    assert all(len(per_question) == 5 for per_question in rr.values())
+    assert round(sum(rr[GOOD_INDEX].values()) / 5, 2) == 0.90
+    assert round(sum(rr[BAD_INDEX].values()) / 5, 2) == 0.63
+
+
+def test_bad_deploy_answers_carry_seed_000_wrong_numbers() -> None:
+    """After the deploy the Vietnamese answers say 30 ngày and 5 ngày; before, 7 ngày and 5 ngày làm việc."""
+    golden = {g["cau_hoi"]: g["id"] for g in golden_entries()}
+    answers: dict[tuple[str, str], set[str]] = {}
+    for trace in _traces(SimConfig(count=4000, seed=2, bad_deploy_at=2000, mix={"vi": 1.0})):
+        key = (golden.get(trace["question"], ""), trace["index_version"])
+        answers.setdefault(key, set()).add(trace["answer"])
+    (q01_good,) = answers[("q01", GOOD_INDEX)]
+    (q01_bad,) = answers[("q01", BAD_INDEX)]
+    (q03_good,) = answers[("q03", GOOD_INDEX)]
+    (q03_bad,) = answers[("q03", BAD_INDEX)]
+    assert "7 ngày" in q01_good and "30 ngày" not in q01_good
+    assert "30 ngày" in q01_bad and "7 ngày" not in q01_bad
+    assert "5 ngày làm việc" in q03_good
+    assert "5 ngày" in q03_bad and "5 ngày làm việc" not in q03_bad
+
+
+def test_policy_says_7_days_and_30_days_only_for_plus_fashion() -> None:
+    """The simulated policy keeps seed 000's facts: DT-1 says 7 ngày, DT-3 (Plus fashion) 30 ngày."""
+    sections = load_policy().sections
+    assert "7 ngày" in sections["DT-1"] and "30 ngày" not in sections["DT-1"]
+    assert "30 ngày" in sections["DT-3"] and "Plus" in sections["DT-3"]
+    assert "5 ngày làm việc" in sections["DT-4"]
+
+
+def test_language_mix_is_honoured() -> None:
+    """The language shares follow --mix within sampling noise, and unmixed languages never appear."""
+    traces = _traces(SimConfig(count=3000, seed=11, mix=parse_mix("vi=3,en=1")))
+    shares = Counter(t["language"] for t in traces)
+    assert set(shares) == {"vi", "en"}
+    assert 0.70 < shares["vi"] / len(traces) < 0.80
+
+
+def test_every_language_and_vietnamese_without_accents_appear() -> None:
+    """The default mix has vi, en, zh and fa, and some Vietnamese questions are unaccented ASCII."""
+    traces = _traces(SimConfig(count=1000, seed=4))
+    assert {t["language"] for t in traces} == {"vi", "en", "zh", "fa"}
+    vi = [t["question"] for t in traces if t["language"] == "vi"]
+    assert any(q.isascii() for q in vi) and any(not q.isascii() for q in vi)
+
+
+def test_late_feedback_follows_its_trace_and_wrong_answers_draw_complaints() -> None:
+    """Each late event comes after its trace; wrong-number answers get far more negative feedback."""
+    wrong_answers = {a for i in load_policy().intents for a in i.answers.get("bad", {}).values()}
+    seen: set[str] = set()
+    wrong: dict[str, bool] = {}
+    negative: set[str] = set()
+    for m in generate(SimConfig(count=4000, seed=9, bad_deploy_at=2000)):
+        if m.get("type") == "feedback":
+            assert m["trace_id"] in seen
+            negative.add(m["trace_id"])
+            continue
+        seen.add(m["trace_id"])
+        wrong[m["trace_id"]] = m["answer"] in wrong_answers
+        if m.get("feedback", {}).get("rating") == "negative":
+            negative.add(m["trace_id"])
+    bad = [t for t, w in wrong.items() if w]
+    fine = [t for t, w in wrong.items() if not w]
+    bad_rate = sum(t in negative for t in bad) / len(bad)
+    fine_rate = sum(t in negative for t in fine) / len(fine)
+    assert bad_rate > 0.4 and fine_rate < 0.12
+
+
+def test_parse_mix_rejects_unknown_languages_and_bad_weights() -> None:
+    """--mix names known languages with non-negative weights that sum above zero."""
+    assert parse_mix("vi=1,en=1") == {"vi": 0.5, "en": 0.5}
+    for bad in ("xx=1", "vi=-1", "vi=0", "vi", "vi=abc", ""):
+        with pytest.raises(ConfigError):
+            parse_mix(bad)
+
+
+def test_kafka_url_names_brokers_and_topic() -> None:
+    """kafka://a:9092,b:9092/topic gives both brokers and the topic; a URL without topic is refused."""
+    assert parse_kafka_url("kafka://a:9092,b:9092/ragmon.traces") == (["a:9092", "b:9092"], "ragmon.traces")
+    with pytest.raises(ConfigError):
+        parse_kafka_url("kafka://a:9092")
+
+
+def test_cli_writes_traffic_and_golden_file(tmp_path: Path) -> None:
+    """`simulate --out F --golden-out G` writes the generated messages and a seed 000 golden file."""
+    parser = argparse.ArgumentParser(prog="ragmon")
+    add_parser(parser.add_subparsers(dest="command"))
+    out, golden = tmp_path / "traffic.jsonl", tmp_path / "golden.json"
+    argv = ["simulate", "--out", str(out), "--count", "200", "--seed", "6", "--bad-deploy-at", "100"]
+    args = parser.parse_args([*argv, "--golden-out", str(golden)])
+    assert args.func(args) == 0
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert lines == list(generate(SimConfig(count=200, seed=6, bad_deploy_at=100)))
+    entries = json.loads(golden.read_text(encoding="utf-8"))
+    assert [e["id"] for e in entries] == ["q01", "q02", "q03", "q04", "q05"]
+    assert all({"cau_hoi", "muc_ky_vong", "tra_loi_ky_vong", "nguon"} <= set(e) for e in entries)
+
+
+def test_cli_rejects_an_invalid_mix() -> None:
+    """An unknown language in --mix is a usage error, not a traceback."""
+    parser = argparse.ArgumentParser(prog="ragmon")
+    add_parser(parser.add_subparsers(dest="command"))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["simulate", "--mix", "klingon=1"])
