@@ -5,7 +5,7 @@ prefilter, e5 confirmation), ``GoldenChecker`` scores a matched trace's retrieva
 """
 
 from monitor.golden.abstain import AbstentionDetector
-from monitor.golden.check import GoldenCheck, GoldenChecker, ReferenceFindings, ReferenceRules
+from monitor.golden.check import GoldenCheck, GoldenChecker, ReferenceRules
 from monitor.golden.match import DEFAULT_MATCH_THRESHOLD, Candidate, GoldenMatch, GoldenMatcher
 from monitor.golden.model import GoldenEntry, GoldenSet, load_sections
 from monitor.golden.text import Vocabulary, fold
@@ -20,7 +20,6 @@ __all__ = [
     "GoldenMatch",
     "GoldenMatcher",
     "GoldenSet",
-    "ReferenceFindings",
     "ReferenceRules",
     "Vocabulary",
     "fold",

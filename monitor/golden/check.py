@@ -7,25 +7,16 @@ expected sections' text (``NumericRules.check_reference``), and abstention for u
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from monitor.golden.abstain import AbstentionDetector
 from monitor.golden.match import GoldenMatcher
 from monitor.golden.model import GoldenEntry
+from monitor.numeric.model import Quantity, ReferenceReport, json_number
 from monitor.retrieval import RetrievalScores, score_ranking
 from monitor.trace import Trace
-
-
-class ReferenceFindings(Protocol):
-    """What the golden check reads from a numeric reference report."""
-
-    @property
-    def missing(self) -> Collection[Any]: ...
-
-    @property
-    def out_of_source(self) -> Collection[Any]: ...
 
 
 class ReferenceRules(Protocol):
@@ -33,7 +24,7 @@ class ReferenceRules(Protocol):
 
     def check_reference(
         self, answer: str, expected_answer: str, expected_sources: Sequence[str]
-    ) -> ReferenceFindings: ...
+    ) -> ReferenceReport: ...
 
 
 @dataclass(frozen=True)
@@ -44,7 +35,7 @@ class GoldenCheck:
     similarity: float
     k: int
     retrieval: RetrievalScores | None
-    numeric: ReferenceFindings | None
+    numeric: ReferenceReport | None
     should_abstain: bool
     sources_known: bool = True
 
@@ -76,14 +67,14 @@ class GoldenCheck:
     @property
     def numeric_missing(self) -> list[str]:
         """Numbers of the expected answer the answer leaves out."""
-        return sorted(str(f) for f in self.numeric.missing) if self.numeric else []
+        return _texts(self.numeric.missing) if self.numeric else []
 
     @property
     def numeric_out_of_source(self) -> list[str]:
         """Numbers of the answer that are not in the expected sections (empty when their text is unknown)."""
         if not self.numeric or not self.sources_known:
             return []
-        return sorted(str(f) for f in self.numeric.out_of_source)
+        return _texts(self.numeric.out_of_source)
 
     def flags(self) -> list[tuple[str, str]]:
         """``(reason, detail)`` for each failed check, reasons from DESIGN.md's flag list."""
@@ -116,6 +107,10 @@ class GoldenCheck:
             "numeric": {"missing": self.numeric_missing, "out_of_source": self.numeric_out_of_source},
             "should_abstain": self.should_abstain,
         }
+
+
+def _texts(quantities: Iterable[Quantity]) -> list[str]:
+    return sorted(q.text or f"{json_number(q.value)} {q.unit}" for q in quantities)
 
 
 class GoldenChecker:

@@ -1,0 +1,196 @@
+"""Matching live questions to golden questions: paraphrases match, different questions do not.
+
+Cases are data in tests/data/golden_match/*.yaml: q01..q05 hold paraphrases (accented, unaccented,
+abbreviated), negatives.yaml holds hard negatives, holdout.yaml was never used to fit the threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from monitor.embeddings import Kind, LocalE5Embedder, Vectors
+from monitor.exceptions import ConfigError
+from monitor.golden import GoldenEntry, GoldenMatcher, GoldenSet, Vocabulary, fold
+from monitor.golden.match import lossless_prefilter
+
+DATA = Path(__file__).parents[1] / "data"
+CASE_DIR = DATA / "golden_match"
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    expect: str | None
+    text: str
+    form: str | None
+    known_miss: bool
+
+
+def load_cases(path: Path) -> list[Case]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        Case(
+            path.stem,
+            c.get("expect", data.get("expect")),
+            c["text"],
+            c.get("form"),
+            bool(c.get("known_miss")),
+        )
+        for c in data["cases"]
+    ]
+
+
+FIT_FILES = sorted(p for p in CASE_DIR.glob("*.yaml") if p.stem != "holdout")
+FIT_CASES = [case for path in FIT_FILES for case in load_cases(path)]
+HOLDOUT_CASES = load_cases(CASE_DIR / "holdout.yaml")
+
+
+class CountingEmbedder:
+    """The real local embedder, counting the calls made after construction (to see the prefilter work)."""
+
+    def __init__(self, inner: LocalE5Embedder) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        self.calls += 1
+        return self.inner.embed(texts, kind)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalE5Embedder:
+    return LocalE5Embedder()
+
+
+@pytest.fixture(scope="module")
+def golden() -> GoldenSet:
+    return GoldenSet.load([DATA / "banhang" / "golden.json"])
+
+
+@pytest.fixture(scope="module")
+def matcher(golden: GoldenSet, embedder: LocalE5Embedder) -> GoldenMatcher:
+    return GoldenMatcher(golden, embedder)
+
+
+def matched_id(matcher: GoldenMatcher, text: str) -> str | None:
+    found = matcher.match(text)
+    return found.entry.id if found else None
+
+
+@pytest.mark.parametrize("case", FIT_CASES + HOLDOUT_CASES, ids=lambda c: f"{c.file}:{c.text[:40]}")
+def test_case(matcher: GoldenMatcher, case: Case) -> None:
+    """A paraphrase matches its entry; a different question matches nothing; a known miss is never wrong."""
+    got = matched_id(matcher, case.text)
+    if case.known_miss:
+        assert got in (None, case.expect)
+    else:
+        assert got == case.expect
+
+
+@pytest.mark.parametrize(
+    ("cases", "min_recall"), [(FIT_CASES, 0.95), (HOLDOUT_CASES, 0.9)], ids=["fit", "holdout"]
+)
+def test_precision_and_recall(matcher: GoldenMatcher, cases: list[Case], min_recall: float) -> None:
+    """On the case files no question matches a wrong entry (precision 1.0), and recall stays high."""
+    results = [(case.expect, matched_id(matcher, case.text)) for case in cases]
+    matched = [(want, got) for want, got in results if got is not None]
+    positives = [(want, got) for want, got in results if want is not None]
+    precision = sum(want == got for want, got in matched) / len(matched)
+    recall = sum(want == got for want, got in positives) / len(positives)
+    assert precision == 1.0
+    assert recall >= min_recall
+
+
+def test_case_files_cover_the_forms() -> None:
+    """Each seed question has at least 6 paraphrases across all three forms; at least 10 hard negatives."""
+    for entry_id in ("q01", "q02", "q03", "q04", "q05"):
+        cases = [c for c in FIT_CASES if c.expect == entry_id]
+        assert len(cases) >= 6
+        assert {c.form for c in cases} == {"accented", "unaccented", "abbreviated"}
+    assert sum(c.expect is None for c in FIT_CASES) >= 10
+
+
+def test_prefilter_is_lossless(golden: GoldenSet, embedder: LocalE5Embedder, matcher: GoldenMatcher) -> None:
+    """Skipping the embedding below the lexical bound never changes a match."""
+    always_embed = GoldenMatcher(golden, embedder, prefilter=0.0)
+    for case in FIT_CASES + HOLDOUT_CASES:
+        assert matched_id(matcher, case.text) == matched_id(always_embed, case.text)
+
+
+def test_prefilter_skips_the_embedding(golden: GoldenSet, embedder: LocalE5Embedder) -> None:
+    """A question sharing no intent word with any golden question is rejected without embedding it."""
+    counting = CountingEmbedder(embedder)
+    matcher = GoldenMatcher(golden, counting)
+    after_load = counting.calls
+    assert matcher.match("Hôm nay shop mở cửa đến mấy giờ?") is None
+    assert counting.calls == after_load
+    assert matcher.match("ao ko vua dc tra trong bn ngay") is not None
+    assert counting.calls == after_load + 1
+
+
+def test_lossless_bound() -> None:
+    """The bound is the lexical score a perfect semantic score would need to reach the threshold."""
+    assert lossless_prefilter(0.58, 0.5) == pytest.approx(0.16)
+    assert lossless_prefilter(0.3, 0.5) == 0.0
+    assert lossless_prefilter(0.5, 0.0) == 0.0
+
+
+def test_margin_rejects_an_ambiguous_question(embedder: LocalE5Embedder) -> None:
+    """Two entries asking the same thing leave no margin, so neither is matched."""
+    question = "Trả hàng rồi bao lâu thì nhận lại tiền?"
+    twins = GoldenSet("t", (GoldenEntry("a", question), GoldenEntry("b", question + " ạ")))
+    assert GoldenMatcher(twins, embedder).match(question) is None
+    assert GoldenMatcher(twins, embedder, margin=0.0).match(question) is not None
+
+
+def test_threshold_is_configurable(golden: GoldenSet, embedder: LocalE5Embedder) -> None:
+    """A stricter threshold turns a matched paraphrase away; the match reports its scores."""
+    text = "Nếu mình đổi ý không mua nữa thì có bị tính phí giao hàng không?"
+    found = GoldenMatcher(golden, embedder).match(text)
+    assert found is not None and found.entry.id == "q04"
+    assert (
+        found.similarity < 0.9 and 0.0 < found.lexical < 1.0 and found.semantic > 0.9 and found.margin > 0.1
+    )
+    assert GoldenMatcher(golden, embedder, threshold=0.9).match(text) is None
+
+
+def test_fold_and_abbreviations() -> None:
+    """Accents, case and chat abbreviations disappear: the written forms give the same intent words."""
+    vocab = Vocabulary.load()
+    assert fold("ĐỔI Ý Không") == "doi y khong"
+    assert vocab.tokens("đc ko") == vocab.tokens("được không") == vocab.tokens("dc k")
+    assert vocab.tokens("phí ship") == vocab.tokens("phí vận chuyển") == vocab.tokens("phi giao hang")
+    assert vocab.tokens("bn ngày") == vocab.tokens("bao nhiêu ngày")
+    assert vocab.tokens("sp j") == ("san", "pham", "gi")
+
+
+@pytest.mark.parametrize(
+    ("pack", "message"),
+    [
+        ([], "expected a mapping"),
+        ({"abbreviations": ["ko"]}, "'abbreviations' must map strings to strings"),
+        ({"stopwords": "thi"}, "'stopwords' must be a list of strings"),
+    ],
+)
+def test_bad_abbreviation_pack(pack: object, message: str) -> None:
+    """A malformed pack is a ConfigError naming the field."""
+    with pytest.raises(ConfigError, match=message):
+        Vocabulary.from_mapping(pack)
+
+
+def test_abbreviation_pack_from_path(tmp_path: Path) -> None:
+    """A pack given by path replaces the shipped one; an unreadable one is a ConfigError."""
+    path = tmp_path / "abbr.yaml"
+    path.write_text("abbreviations: {ntn: nhu the nao}\nstopwords: [thi]\n", encoding="utf-8")
+    assert Vocabulary.load(path).tokens("Thì ntn") == ("nhu", "the", "nao")
+    with pytest.raises(ConfigError, match="cannot read"):
+        Vocabulary.load(tmp_path / "absent.yaml")
