@@ -41,7 +41,9 @@ class SourceThread:
     """Runs every source call on one daemon thread and hands results back to the event loop."""
 
     def __init__(self, name: str = "ragmon-source") -> None:
-        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future[Any]] | None] = queue.SimpleQueue()
+        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future[Any]] | None] = (
+            queue.SimpleQueue()
+        )
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 

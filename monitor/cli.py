@@ -25,7 +25,9 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragmon", description="Production trace monitor for RAG chat assistants.")
+    parser = argparse.ArgumentParser(
+        prog="ragmon", description="Production trace monitor for RAG chat assistants."
+    )
     parser.add_argument("--version", action="version", version=f"ragmon {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_run(sub)
@@ -35,7 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", type=Path, help="YAML config file (RAGMON_* environment variables override it)")
+    p.add_argument(
+        "--config", type=Path, help="YAML config file (RAGMON_* environment variables override it)"
+    )
     p.add_argument("--dlq", help="dead-letter JSONL file for file/stdin sources (default ragmon-dlq.jsonl)")
     p.add_argument("--golden", type=Path, action="append", help="golden set file (repeatable)")
     p.add_argument("--golden-sections", type=Path, help="JSON map of section id -> text for reference checks")
@@ -50,7 +54,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="run the daemon (default source: the bundled sample traces)")
-    p.add_argument("--source", help="PATH, file:PATH, - (stdin), sample, or kafka://host:port[,host:port]/topic?group=NAME")
+    p.add_argument(
+        "--source",
+        help="PATH, file:PATH, - (stdin), sample, or kafka://host:port[,host:port]/topic?group=NAME",
+    )
     p.add_argument("--follow", action="store_true", default=None, help="tail a growing file")
     p.add_argument("--metrics-port", type=int, help="port for /metrics, /healthz, /readyz (default 9108)")
     p.add_argument("--metrics-host", help="address to bind (default 127.0.0.1)")
@@ -78,17 +85,28 @@ def _add_config(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 _FLAG_FIELDS = {
-    "source": "source", "follow": "follow", "metrics_port": "metrics_port", "metrics_host": "metrics_host",
-    "dlq": "dlq", "golden": "golden", "golden_sections": "golden_sections", "store": "store",
-    "rules_dir": "rules_dir", "results": "results", "sample_all": "sample_all",
-    "log_level": "log_level", "log_format": "log_format",
+    "source": "source",
+    "follow": "follow",
+    "metrics_port": "metrics_port",
+    "metrics_host": "metrics_host",
+    "dlq": "dlq",
+    "golden": "golden",
+    "golden_sections": "golden_sections",
+    "store": "store",
+    "rules_dir": "rules_dir",
+    "results": "results",
+    "sample_all": "sample_all",
+    "log_level": "log_level",
+    "log_format": "log_format",
 }
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Flags that were given override the config file and the environment."""
     overrides: dict[str, Any] = {
-        field: getattr(args, attr) for attr, field in _FLAG_FIELDS.items() if getattr(args, attr, None) is not None
+        field: getattr(args, attr)
+        for attr, field in _FLAG_FIELDS.items()
+        if getattr(args, attr, None) is not None
     }
     judge = {
         key: getattr(args, attr)

@@ -149,7 +149,7 @@ def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
         upper = name.upper()
         if not upper.startswith(ENV_PREFIX) or upper == JUDGE_KEY_ENV:
             continue
-        path = upper[len(ENV_PREFIX):].lower().split("__")
+        path = upper[len(ENV_PREFIX) :].lower().split("__")
         node = values
         for part in path[:-1]:
             node = node.setdefault(part, {})

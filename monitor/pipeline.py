@@ -89,7 +89,11 @@ class Evaluation:
         return {
             "trace_id": t.trace_id,
             "origin": self.origin.as_dict(),
-            "versions": {"model_id": t.model_id, "prompt_version": t.prompt_version, "index_version": t.index_version},
+            "versions": {
+                "model_id": t.model_id,
+                "prompt_version": t.prompt_version,
+                "index_version": t.index_version,
+            },
             "signals": self.signals.as_dict(),
             "numeric": self.numeric.as_dict() if self.numeric is not None else None,
             "golden": self.golden.as_dict() if self.golden is not None else None,
@@ -107,7 +111,9 @@ def _judge_block(result: JudgeResult | None, error: str | None) -> dict[str, Any
     return {
         "name": result.judge,
         "prompt_version": result.prompt_version,
-        "claims": [{"text": c.text, "supported": c.supported, "chunk_ids": list(c.chunk_ids)} for c in v.claims],
+        "claims": [
+            {"text": c.text, "supported": c.supported, "chunk_ids": list(c.chunk_ids)} for c in v.claims
+        ],
         "chunk_useful": list(v.chunk_useful),
         "reverse_questions": list(v.reverse_questions),
         "noncommittal": list(v.noncommittal),
@@ -122,7 +128,8 @@ def _judge_block(result: JudgeResult | None, error: str | None) -> dict[str, Any
 def judge_input(trace: Trace) -> JudgeInput:
     """What the judge reads of a trace; chunks without an id are named by rank (#1, #2, ...)."""
     chunks = tuple(
-        JudgeChunk(chunk_id=c.chunk_id or f"#{i}", text=c.text) for i, c in enumerate(trace.retrieved_chunks, 1)
+        JudgeChunk(chunk_id=c.chunk_id or f"#{i}", text=c.text)
+        for i, c in enumerate(trace.retrieved_chunks, 1)
     )
     return JudgeInput(trace.trace_id, trace.question, trace.answer, chunks, trace.language)
 
@@ -153,14 +160,20 @@ class Pipeline:
         self._judge_slots = asyncio.Semaphore(judge_concurrency)
         self._judge_deadline_s = judge_deadline_s
         stage = metrics.stage_seconds
-        self._stage = {name: stage.labels(name) for name in ("signals", "numeric", "golden", "sampling", "judge", "sinks")}
+        self._stage = {
+            name: stage.labels(name)
+            for name in ("signals", "numeric", "golden", "sampling", "judge", "sinks")
+        }
 
     def assess(self, trace: Trace, origin: Origin) -> Evaluation:
         """The cheap path: signals, numeric rules, golden match and the sampling decision."""
         t0 = time.perf_counter()
-        ev = Evaluation(trace, origin, compute_signals(trace), self.metrics.versions(
-            trace.model_id, trace.prompt_version, trace.index_version
-        ))
+        ev = Evaluation(
+            trace,
+            origin,
+            compute_signals(trace),
+            self.metrics.versions(trace.model_id, trace.prompt_version, trace.index_version),
+        )
         t1 = time.perf_counter()
         self._stage["signals"].observe(t1 - t0)
         if self.numeric is not None:
@@ -213,7 +226,9 @@ class Pipeline:
             return
         m.judge_tokens.labels(judge_label, "prompt").inc(ev.judge.usage.prompt_tokens)
         m.judge_tokens.labels(judge_label, "completion").inc(ev.judge.usage.completion_tokens)
-        self._observe_scores(ev.judge.scores, ev.labels, judge_label, "random" if ev.random_sample else "targeted")
+        self._observe_scores(
+            ev.judge.scores, ev.labels, judge_label, "random" if ev.random_sample else "targeted"
+        )
 
     def _observe_scores(self, scores: Scores, labels: tuple[str, str, str], judge: str, sample: str) -> None:
         values = scores.as_dict()

@@ -35,11 +35,24 @@ _ANSWER_ALIASES = ("generated_answer", "actual_output", "output", "response")
 _QUESTION_ALIASES = ("input", "query", "user_input")
 _CHUNK_ALIASES = ("contexts", "retrieval_context", "final_contexts")
 _RATING_SYNONYMS = {
-    "positive": "positive", "up": "positive", "thumbs_up": "positive", "good": "positive",
-    "helpful": "positive", "like": "positive", "1": "positive", "+1": "positive",
-    "negative": "negative", "down": "negative", "thumbs_down": "negative", "bad": "negative",
-    "not_helpful": "negative", "unhelpful": "negative", "dislike": "negative", "-1": "negative",
-    "neutral": "neutral", "0": "neutral",
+    "positive": "positive",
+    "up": "positive",
+    "thumbs_up": "positive",
+    "good": "positive",
+    "helpful": "positive",
+    "like": "positive",
+    "1": "positive",
+    "+1": "positive",
+    "negative": "negative",
+    "down": "negative",
+    "thumbs_down": "negative",
+    "bad": "negative",
+    "not_helpful": "negative",
+    "unhelpful": "negative",
+    "dislike": "negative",
+    "-1": "negative",
+    "neutral": "neutral",
+    "0": "neutral",
 }
 
 Rating = Literal["positive", "negative", "neutral"]

@@ -135,14 +135,22 @@ class LocalJudgeRules:
                 support=SupportParams(**support),
                 relevance_floor=float(relevance["floor"]),
                 relevance_ceiling=float(relevance["ceiling"]),
-                negation=frozenset(fold(w) for lang, words in negation.items() if lang != "zh" for w in words),
+                negation=_words(negation, skip="zh"),
                 negation_zh=tuple(negation.get("zh", [])),
-                stopwords=frozenset(fold(w) for words in data["stopwords"].values() for w in words),
+                stopwords=_words(data["stopwords"]),
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
+
+
+def _words(lists: Mapping[str, Any], skip: str = "") -> frozenset[str]:
+    """Folded words of every language's list; a non-string entry (YAML reads bare ``no`` as false) is an error."""
+    words = [w for lang, items in lists.items() if lang != skip for w in items]
+    if bad := [w for w in words if not isinstance(w, str)]:
+        raise ConfigError(f"word lists must hold strings, found {bad!r} (quote YAML words like 'no' or 'on')")
+    return frozenset(fold(w) for w in words)
 
 
 def _read_yaml(path: Any) -> dict[str, Any]:

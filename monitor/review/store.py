@@ -120,8 +120,13 @@ class ReviewStore:
         versions = _versions(clean_trace, clean_result)
         now = self._db.time_param(self._clock())
         case_row = (
-            trace_id, str(clean_trace.get("question", "")), *versions,
-            self._db.json_param(clean_trace), self._db.json_param(clean_result), now, now,
+            trace_id,
+            str(clean_trace.get("question", "")),
+            *versions,
+            self._db.json_param(clean_trace),
+            self._db.json_param(clean_result),
+            now,
+            now,
         )
         details = _flag_details(clean_result)
         with self._tx() as tx:
@@ -191,8 +196,15 @@ class ReviewStore:
         now = self._db.time_param(self._clock())
         expected = self._scrub.scrub(expected_answer) if expected_answer else None
         params = (
-            str(status), verdict, expected, self._db.json_param(list(sections)),
-            self._scrub.scrub(note) if note else None, reviewer, now, now, trace_id,
+            str(status),
+            verdict,
+            expected,
+            self._db.json_param(list(sections)),
+            self._scrub.scrub(note) if note else None,
+            reviewer,
+            now,
+            now,
+            trace_id,
         )
         with self._tx() as tx:
             self._check_status(tx, trace_id, "label")
@@ -230,8 +242,11 @@ class ReviewStore:
         flags = self._related(tx, "trace_id, reason, detail FROM review_flags", ids, "first_seen, reason")
         samples = self._related(tx, "trace_id, batch FROM review_samples", ids, "batch")
         return [
-            self._case(row, [Flag(r[1], r[2]) for r in flags.get(row[0], [])],
-                       [s[1] for s in samples.get(row[0], [])])
+            self._case(
+                row,
+                [Flag(r[1], r[2]) for r in flags.get(row[0], [])],
+                [s[1] for s in samples.get(row[0], [])],
+            )
             for row in rows
         ]
 
@@ -250,8 +265,12 @@ class ReviewStore:
         label = None
         if row[6] is not None:
             label = Label(
-                verdict=row[6], labelled_at=db.time_value(row[7]), expected_answer=row[8],
-                sections=tuple(db.json_value(row[9]) or ()), note=row[10], reviewer=row[11],
+                verdict=row[6],
+                labelled_at=db.time_value(row[7]),
+                expected_answer=row[8],
+                sections=tuple(db.json_value(row[9]) or ()),
+                note=row[10],
+                reviewer=row[11],
             )
         promotion = None
         if row[12] is not None:
@@ -259,9 +278,16 @@ class ReviewStore:
                 source=row[12], golden_version=int(row[13]), promoted_at=db.time_value(row[14])
             )
         return Case(
-            trace_id=row[0], trace=db.json_value(row[1]), result=db.json_value(row[2]), flags=tuple(flags),
-            status=Status(row[3]), created_at=db.time_value(row[4]), updated_at=db.time_value(row[5]),
-            label=label, promotion=promotion, samples=tuple(samples),
+            trace_id=row[0],
+            trace=db.json_value(row[1]),
+            result=db.json_value(row[2]),
+            flags=tuple(flags),
+            status=Status(row[3]),
+            created_at=db.time_value(row[4]),
+            updated_at=db.time_value(row[5]),
+            label=label,
+            promotion=promotion,
+            samples=tuple(samples),
         )
 
 
@@ -296,7 +322,9 @@ def parse_store_url(url: str | None) -> tuple[str, str]:
         return "postgres", url
     if scheme == "sqlite":
         if not rest.startswith("/") or len(rest) < 2:
-            raise StoreError(f"bad SQLite URL {url!r}: use sqlite:///relative/path.db or sqlite:////abs/path.db")
+            raise StoreError(
+                f"bad SQLite URL {url!r}: use sqlite:///relative/path.db or sqlite:////abs/path.db"
+            )
         return "sqlite", rest[1:]
     raise StoreError(
         f"unsupported store URL scheme {scheme!r}: use a file path, sqlite:///path.db or postgresql://user@host/db"
@@ -323,4 +351,3 @@ def open_store(
         backend.close()
         raise
     return ReviewStore(backend, scrubber=scrubber, clock=clock)
-

@@ -24,10 +24,17 @@ class Origin:
 
     def as_dict(self) -> dict[str, Any]:
         """The non-empty fields, for logs, results and the dead-letter sink."""
-        return {k: v for k, v in (
-            ("topic", self.topic), ("partition", self.partition), ("offset", self.offset),
-            ("path", self.path), ("line", self.line),
-        ) if v is not None}
+        return {
+            k: v
+            for k, v in (
+                ("topic", self.topic),
+                ("partition", self.partition),
+                ("offset", self.offset),
+                ("path", self.path),
+                ("line", self.line),
+            )
+            if v is not None
+        }
 
 
 @dataclass(frozen=True, slots=True)

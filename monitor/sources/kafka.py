@@ -55,7 +55,10 @@ class KafkaURL:
 
 def client_options(settings: KafkaSettings) -> dict[str, Any]:
     """Security and client options shared by the consumer and the dead-letter producer."""
-    options: dict[str, Any] = {"client_id": settings.client_id, "security_protocol": settings.security_protocol}
+    options: dict[str, Any] = {
+        "client_id": settings.client_id,
+        "security_protocol": settings.security_protocol,
+    }
     optional = {
         "sasl_mechanism": settings.sasl_mechanism,
         "sasl_plain_username": settings.sasl_plain_username,
@@ -143,11 +146,13 @@ class KafkaSource:
         for tp, records in batches.items():
             for record in records:
                 self._tracker.started((tp.topic, tp.partition), record.offset)
-                out.append(Message(
-                    value=record.value if record.value is not None else b"",
-                    origin=Origin(topic=tp.topic, partition=tp.partition, offset=record.offset),
-                    key=record.key,
-                ))
+                out.append(
+                    Message(
+                        value=record.value if record.value is not None else b"",
+                        origin=Origin(topic=tp.topic, partition=tp.partition, offset=record.offset),
+                        key=record.key,
+                    )
+                )
         return out
 
     def ack(self, origin: Origin) -> None:
@@ -191,7 +196,9 @@ class KafkaSource:
         consumer = self._require()
         try:
             ends = consumer.end_offsets(list(self._assigned))
-            self._lag = {(tp.topic, tp.partition): max(0, end - consumer.position(tp)) for tp, end in ends.items()}
+            self._lag = {
+                (tp.topic, tp.partition): max(0, end - consumer.position(tp)) for tp, end in ends.items()
+            }
         except KafkaError as exc:
             log.warning("kafka_lag_failed", error=str(exc))
         return self._lag
@@ -228,7 +235,9 @@ class KafkaDeadLetterSink:
     def __init__(self, bootstrap: tuple[str, ...], topic: str, settings: KafkaSettings) -> None:
         self.topic = topic
         try:
-            self._producer = KafkaProducer(bootstrap_servers=list(bootstrap), acks="all", **client_options(settings))
+            self._producer = KafkaProducer(
+                bootstrap_servers=list(bootstrap), acks="all", **client_options(settings)
+            )
         except KafkaError as exc:
             raise SourceError(f"cannot create the dead-letter producer: {exc}") from exc
 

@@ -51,7 +51,8 @@ class OffsetTracker:
             return {
                 p: s.committable
                 for p, s in self._parts.items()
-                if s.committable is not None and s.committable != s.committed
+                if s.committable is not None
+                and s.committable != s.committed
                 and (partitions is None or p in partitions)
             }
 

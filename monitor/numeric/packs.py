@@ -1,0 +1,153 @@
+"""Numeric rule packs: YAML files of unit forms, multipliers and number words, validated on load.
+
+Layout of a rules directory (``rules/numeric`` by default)::
+
+    common/units.yaml     the catalog of canonical unit ids every pack must use
+    common/*.yaml         language-neutral packs (symbols such as %, $, €, ¥)
+    *.yaml                one pack per language (vi, en, fa, zh, ...)
+
+Adding a language or a unit is a YAML edit; see ``rules/numeric/vi.yaml`` for the annotated format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib.abc import Traversable
+from typing import Annotated, Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+
+from monitor.exceptions import ConfigError
+from monitor.numeric.text import fold, nfc
+
+CATALOG_FILE = "units.yaml"
+COMMON_DIR = "common"
+_M = TypeVar("_M", bound=BaseModel)
+LETTER = r"[^\W\d_]"  # any Unicode letter: the word boundary of space-separated scripts
+
+Form = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]
+UnitId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CatalogModel(_Strict):
+    """``common/units.yaml``: canonical unit id -> one-line description."""
+
+    units: dict[UnitId, str] = Field(min_length=1)
+
+
+class MultiplierModel(_Strict):
+    """A scale word after a number ("nghìn", "k", "million", "万"); ``unit`` applies when none is written."""
+
+    value: Decimal = Field(gt=0)
+    unit: UnitId | None = None
+
+
+class PackModel(_Strict):
+    """One rule pack file, as written."""
+
+    language: Form
+    word_boundaries: bool = True
+    units: dict[UnitId, list[Form]] = {}
+    prefix_units: dict[UnitId, list[Word]] = {}
+    multipliers: dict[Word, MultiplierModel] = {}
+    number_words: dict[Word, Annotated[Decimal, Field(ge=0)]] = {}
+    ignore: list[Form] = []
+
+    @field_validator("ignore")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regex {pattern!r}: {exc}") from exc
+        return patterns
+
+
+def key(form: str) -> str:
+    """Return the lookup key of a written form: normalized letters, folded case, single spaces."""
+    return " ".join(fold(nfc(form)).split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    """A validated pack: forms are normalized, boundaries resolved to regex classes."""
+
+    source: str
+    model: PackModel
+
+    @property
+    def letter_class(self) -> str | None:
+        """Class of characters a unit form may not touch, or None for scripts without spaces."""
+        return LETTER if self.model.word_boundaries else None
+
+    @property
+    def word_class(self) -> str:
+        """Class of characters a number word may not touch (letters, or the pack's numeral characters)."""
+        if self.model.word_boundaries:
+            return LETTER
+        chars = sorted({char for word in self.model.number_words for char in key(word)})
+        return "[" + "".join(re.escape(char) for char in chars) + "]" if chars else r"(?!)"
+
+
+def _read_yaml(entry: Traversable) -> Any:
+    try:
+        return yaml.safe_load(entry.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{entry}: cannot read numeric rule pack: {exc}") from exc
+
+
+def _validate(model: type[_M], entry: Traversable) -> _M:
+    try:
+        return model.model_validate(_read_yaml(entry))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise ConfigError(f"{entry}: field {field}: {first['msg']}") from exc
+
+
+def _pack_files(directory: Traversable) -> Iterator[Traversable]:
+    common = directory / COMMON_DIR
+    for folder in (directory, common):
+        if folder.is_dir():
+            yield from sorted(
+                (entry for entry in folder.iterdir() if entry.name.endswith((".yaml", ".yml"))),
+                key=lambda entry: entry.name,
+            )
+
+
+def load_packs(directory: Traversable) -> tuple[frozenset[str], list[Pack]]:
+    """Read the unit catalog and every pack under ``directory``; raise ConfigError naming file and field."""
+    catalog_entry = directory / COMMON_DIR / CATALOG_FILE
+    if not catalog_entry.is_file():
+        raise ConfigError(f"{catalog_entry}: missing numeric unit catalog")
+    catalog = frozenset(_validate(CatalogModel, catalog_entry).units)
+    packs = [
+        Pack(str(entry), _validate(PackModel, entry))
+        for entry in _pack_files(directory)
+        if entry.name != CATALOG_FILE
+    ]
+    if not packs:
+        raise ConfigError(f"{directory}: no numeric rule packs (*.yaml)")
+    for pack in packs:
+        _check_units(pack, catalog)
+    return catalog, packs
+
+
+def _check_units(pack: Pack, catalog: frozenset[str]) -> None:
+    model = pack.model
+    named = [(f"units.{unit}", unit) for unit in model.units]
+    named += [(f"prefix_units.{unit}", unit) for unit in model.prefix_units]
+    named += [(f"multipliers.{word}.unit", m.unit) for word, m in model.multipliers.items() if m.unit]
+    for field, unit in named:
+        if unit not in catalog:
+            raise ConfigError(f"{pack.source}: field {field}: unknown unit {unit!r} (not in common/units.yaml)")
