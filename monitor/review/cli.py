@@ -27,7 +27,8 @@ from monitor.review.store import DEFAULT_STORE_PATH, ReviewStore, open_store
 Handler = Callable[[argparse.Namespace], int]
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-STORE_HELP = f"review store: a path, sqlite:///path.db or postgresql://user@host:port/db (default {DEFAULT_STORE_PATH})"
+_STORE_FORMS = "a path, sqlite:///path.db or postgresql://user@host:port/db"
+STORE_HELP = f"review store: {_STORE_FORMS} (default {DEFAULT_STORE_PATH})"
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
