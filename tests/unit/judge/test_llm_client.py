@@ -75,7 +75,8 @@ def ok(content: str, prompt: int = 11, completion: int = 7) -> httpx.Response:
 
 def run(factory: Callable[[ChatClient], Coroutine[Any, Any, T]], script: Script, **overrides: Any) -> T:
     async def main() -> T:
-        async with ChatClient(replace(SETTINGS, **overrides), transport=httpx.MockTransport(script)) as client:
+        transport = httpx.MockTransport(script)
+        async with ChatClient(replace(SETTINGS, **overrides), transport=transport) as client:
             return await factory(client)
 
     return asyncio.run(main())
@@ -342,9 +343,11 @@ def test_strict_schema_is_openai_strict_compatible(schema: type[BaseModel]) -> N
         if not isinstance(node, dict):
             return []
         own = [node] if "properties" in node else []
-        return own + [o for k, v in node.items() if k != "properties" for o in objects(v)] + [
-            o for v in node.get("properties", {}).values() for o in objects(v)
-        ]
+        return (
+            own
+            + [o for k, v in node.items() if k != "properties" for o in objects(v)]
+            + [o for v in node.get("properties", {}).values() for o in objects(v)]
+        )
 
     tree = strict_schema(schema)
     assert '"title"' not in json.dumps(tree)
