@@ -314,7 +314,9 @@ def parse_store_url(url: str | None) -> tuple[str, str]:
         return "sqlite", DEFAULT_STORE_PATH
     url = url.strip()
     if not url:
-        raise StoreError("the store URL is empty")
+        raise StoreError(
+            "the store URL is empty: use a file path, sqlite:///path.db or postgresql://user@host/db"
+        )
     scheme, sep, rest = url.partition("://")
     if not sep:
         return "sqlite", url
