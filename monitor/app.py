@@ -30,6 +30,7 @@ from monitor.pipeline import Evaluation, Pipeline
 from monitor.server import Health
 from monitor.sources.base import DeadLetterSink, Message, Source
 from monitor.trace import FeedbackEvent, Trace, parse_message
+from monitor.wiring import LateDecision
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -92,8 +93,8 @@ class Summary:
     unhandled: int = 0
     scores: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, record: dict[str, Any]) -> None:
-        self.traces += 1
+    def add(self, record: dict[str, Any], late: bool = False) -> None:
+        self.traces += not late  # a late-feedback re-run is the same trace again
         self.flagged.update(f["reason"] for f in record["flags"])
         if record["golden"] is not None:
             self.golden_matched += 1
@@ -118,7 +119,7 @@ class Engine:
         source: Source,
         dead_letter: DeadLetterSink,
         health: Health,
-        late_feedback: Callable[[FeedbackEvent], Trace | None] | None = None,
+        late_feedback: Callable[[FeedbackEvent], LateDecision] | None = None,
     ) -> None:
         self.settings = settings
         self.metrics = metrics
@@ -192,10 +193,11 @@ class Engine:
                 else:
                     self._start(parsed, message)
 
-    def _start(self, trace: Trace, message: Message, late: bool = False) -> None:
+    def _start(self, trace: Trace, message: Message, late: LateDecision | None = None) -> None:
         try:
-            ev = self.pipeline.assess(trace, message.origin)
-            ev.late = late
+            preset = (late.reasons, late.judge) if late is not None else None
+            ev = self.pipeline.assess(trace, message.origin, preset)
+            ev.late = late is not None
             if not ev.to_judge:
                 self._finish(ev, message)
                 return
@@ -218,7 +220,7 @@ class Engine:
 
     def _finish(self, ev: Evaluation, message: Message) -> None:
         record = self.pipeline.finish(ev)
-        self.summary.add(record)
+        self.summary.add(record, ev.late)
         if ev.flags:
             log.info("trace_flagged", reasons=[f["reason"] for f in ev.flags])
         self.source.ack(message.origin)
@@ -226,13 +228,13 @@ class Engine:
     def _feedback(self, event: FeedbackEvent, message: Message) -> None:
         self.summary.feedback_events += 1
         self.metrics.feedback.labels(event.rating).inc()
-        trace = self.late_feedback(event) if self.late_feedback is not None else None
-        self.metrics.late_feedback.labels("matched" if trace is not None else "unknown").inc()
-        if trace is None:
-            log.info("late_feedback_unmatched", rating=event.rating)
+        decision = self.late_feedback(event) if self.late_feedback is not None else LateDecision("unknown")
+        self.metrics.late_feedback.labels(decision.outcome).inc()
+        log.info("late_feedback", rating=event.rating, outcome=decision.outcome)
+        if decision.trace is None:
             self.source.ack(message.origin)
             return
-        self._start(trace, message, late=True)
+        self._start(decision.trace, message, late=decision)
 
     def _reject(self, message: Message, reason: str, detail: str) -> None:
         self.metrics.invalid.labels(reason).inc()

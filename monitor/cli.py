@@ -20,6 +20,8 @@ from monitor import __version__
 from monitor.config import Settings, load_settings, masked
 from monitor.exceptions import ConfigError, RagmonError
 from monitor.logging import configure_logging
+from monitor.review.cli import add_parser as add_review_parser
+from monitor.simulate import add_parser as add_simulate_parser
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -33,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub)
     _add_replay(sub)
     _add_config(sub)
+    add_review_parser(sub)
+    add_simulate_parser(sub)
     return parser
 
 

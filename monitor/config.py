@@ -98,6 +98,7 @@ class Settings(BaseSettings):
     results: Path | None = None
     sample_all: bool = False
     feedback_window: int = Field(default=100_000, ge=0)
+    feedback_window_bytes: int = Field(default=64 * 1024 * 1024, ge=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["auto", "json", "console"] = "auto"
     kafka: KafkaSettings = KafkaSettings()

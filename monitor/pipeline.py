@@ -10,51 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import structlog
 
 from monitor.exceptions import JudgeError
+from monitor.golden import GoldenCheck, GoldenChecker
 from monitor.judge.base import Judge, JudgeChunk, JudgeInput, JudgeResult, Scores
 from monitor.metrics import QUALITY_METRICS, Metrics
+from monitor.numeric import NumericReport, NumericRules
 from monitor.signals import Signals, compute_signals
 from monitor.sources.base import Origin
 from monitor.trace import Trace
 
 log = structlog.get_logger(__name__)
-
-
-class NumericReportLike(Protocol):
-    @property
-    def unsupported(self) -> Sequence[Any]: ...
-    @property
-    def conflicting_context(self) -> Sequence[Any]: ...
-    @property
-    def findings(self) -> Iterable[tuple[str, str]]: ...
-    def as_dict(self) -> dict[str, Any]: ...
-
-
-class NumericLike(Protocol):
-    def check(self, answer: str, contexts: Sequence[str]) -> NumericReportLike: ...
-
-
-class GoldenCheckLike(Protocol):
-    @property
-    def entry_id(self) -> str: ...
-    @property
-    def first_hit_rank(self) -> int | None: ...
-    @property
-    def reciprocal_rank(self) -> float: ...
-    @property
-    def numeric(self) -> Any: ...
-    def flags(self) -> list[tuple[str, str]]: ...
-    def as_dict(self) -> dict[str, Any]: ...
-
-
-class GoldenLike(Protocol):
-    def check(self, trace: Trace) -> GoldenCheckLike | None: ...
 
 
 class SinkLike(Protocol):
@@ -73,8 +44,8 @@ class Evaluation:
     origin: Origin
     signals: Signals
     labels: tuple[str, str, str]
-    numeric: NumericReportLike | None = None
-    golden: GoldenCheckLike | None = None
+    numeric: NumericReport | None = None
+    golden: GoldenCheck | None = None
     sampled: tuple[str, ...] = ()
     to_judge: bool = False
     random_sample: bool = False
@@ -141,8 +112,8 @@ class Pipeline:
         self,
         metrics: Metrics,
         *,
-        numeric: NumericLike | None = None,
-        golden: GoldenLike | None = None,
+        numeric: NumericRules | None = None,
+        golden: GoldenChecker | None = None,
         sampler: Sampler | None = None,
         judge: Judge | None = None,
         judge_concurrency: int = 16,
@@ -165,8 +136,13 @@ class Pipeline:
             for name in ("signals", "numeric", "golden", "sampling", "judge", "sinks")
         }
 
-    def assess(self, trace: Trace, origin: Origin) -> Evaluation:
-        """The cheap path: signals, numeric rules, golden match and the sampling decision."""
+    def assess(
+        self, trace: Trace, origin: Origin, preset: tuple[tuple[str, ...], bool] | None = None
+    ) -> Evaluation:
+        """The cheap path: signals, numeric rules, golden match and the sampling decision.
+
+        ``preset`` is a sampling decision made elsewhere (late feedback), used instead of the sampler.
+        """
         t0 = time.perf_counter()
         ev = Evaluation(
             trace,
@@ -182,7 +158,9 @@ class Pipeline:
         if self.golden is not None:
             ev.golden = self.golden.check(trace)
             t1 = self._timed("golden", t1)
-        if self.sampler is not None:
+        if preset is not None:
+            ev.sampled, ev.to_judge = preset
+        elif self.sampler is not None:
             ev.sampled, ev.to_judge, ev.random_sample = self.sampler(ev)
             self._timed("sampling", t1)
         ev.to_judge = ev.to_judge and self.judge_impl is not None
@@ -292,9 +270,10 @@ class Pipeline:
         if ev.golden is not None:
             golden = ev.golden
             m.golden_matched.inc()
-            m.golden_rr.labels(ev.labels[2]).observe(golden.reciprocal_rank)
-            rank = golden.first_hit_rank
-            m.golden_first_hit.labels(ev.labels[2]).observe(rank if rank is not None else m.golden_k + 1)
+            if golden.reciprocal_rank is not None:  # None: the trace's chunks carry no section labels
+                m.golden_rr.labels(ev.labels[2]).observe(golden.reciprocal_rank)
+                rank = golden.first_hit_rank
+                m.golden_first_hit.labels(ev.labels[2]).observe(rank if rank is not None else m.golden_k + 1)
             if golden.numeric is not None:
                 for kind, unit in golden.numeric.findings:
                     m.numeric_findings.labels(kind, unit).inc()

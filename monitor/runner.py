@@ -14,7 +14,7 @@ from monitor.metrics import Metrics
 from monitor.server import Health, MetricsServer
 from monitor.sinks import ResultsFile
 from monitor.sources import open_source
-from monitor.wiring import build_pipeline
+from monitor.wiring import build_pipeline, results_scrubber
 
 log = structlog.get_logger(__name__)
 
@@ -56,7 +56,7 @@ async def _run(settings: Settings, metrics: Metrics, health: Health, stop: async
     async with AsyncExitStack() as stack:
         sinks = ExitStack()
         stack.enter_context(sinks)
-        results = ResultsFile(settings.results) if settings.results else None
+        results = ResultsFile(settings.results, results_scrubber(settings)) if settings.results else None
         if results is not None:
             sinks.callback(results.close)
         pipeline, late_feedback = await build_pipeline(settings, metrics, stack, [results] if results else [])

@@ -6,21 +6,24 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
+from monitor.pii import Scrubber
 from monitor.trace import Trace
 
 
 class ResultsFile:
-    """One result record per line (``--results OUT.jsonl``)."""
+    """One result record per line (``--results OUT.jsonl``), PII scrubbed like everything ragmon stores."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, scrubber: Scrubber | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._scrub = scrubber
         self._file: IO[str] | None = path.open("w", encoding="utf-8")
 
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
         if self._file is None:
             raise ValueError(f"results file {self.path} used after close")
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        clean = self._scrub.scrub_obj(record) if self._scrub is not None else record
+        self._file.write(json.dumps(clean, ensure_ascii=False, default=str) + "\n")
 
     def flush(self) -> None:
         if self._file is not None:

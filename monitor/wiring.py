@@ -1,27 +1,232 @@
-"""Builds the pipeline's stages from settings: numeric rules, golden set, sampling, judge, flags, store."""
+"""Builds the pipeline's stages from settings: numeric rules, golden set, sampling, judge, flags, store.
+
+This is where the stages meet, so they do not need to know each other: small adapters turn one
+stage's output into the next one's input (signals -> sampling inputs, findings -> flag inputs).
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
 
 from monitor.config import Settings
+from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
+from monitor.feedback_window import FeedbackWindow, handle_late_feedback
+from monitor.flags import FlagInputs, FlagRules
+from monitor.golden import GoldenChecker, GoldenMatcher, GoldenSet
+from monitor.judge.base import Judge
 from monitor.metrics import Metrics
-from monitor.pipeline import Pipeline, SinkLike
+from monitor.numeric import NumericRules
+from monitor.pii import Scrubber
+from monitor.pipeline import Evaluation, Pipeline, SinkLike
+from monitor.review import ReviewStore, open_store
+from monitor.sampling import SamplingPolicy, TraceSignals
 from monitor.trace import FeedbackEvent, Trace
 
-LateFeedback = Callable[[FeedbackEvent], Trace | None]
+log = structlog.get_logger(__name__)
+PENDING_REFRESH_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class LateDecision:
+    """What a late feedback event means for the engine: re-run the trace, judged or not, or just ack."""
+
+    outcome: str
+    trace: Trace | None = None
+    judge: bool = False
+    reasons: tuple[str, ...] = ()
+
+
+LateFeedback = Callable[[FeedbackEvent], LateDecision]
+
+
+class Sampler:
+    """Adapts the sampling policy to the pipeline and remembers traces for late feedback."""
+
+    def __init__(self, policy: SamplingPolicy, window: FeedbackWindow) -> None:
+        self.policy = policy
+        self.window = window
+
+    def __call__(self, ev: Evaluation) -> tuple[tuple[str, ...], bool, bool]:
+        s = ev.signals
+        numeric = bool(ev.numeric is not None and ev.numeric.unsupported)
+        golden_numeric = (
+            ev.golden is not None and ev.golden.numeric is not None and not ev.golden.numeric.passed
+        )
+        inputs = TraceSignals(
+            negative_feedback=s.feedback == "negative",
+            no_citation=not s.citations_present,
+            invalid_citation=bool(s.invalid_citations),
+            empty_retrieval=s.empty_retrieval,
+            top_score=s.top_score,
+            numeric_finding=numeric or golden_numeric,
+            golden_match=ev.golden is not None,
+        )
+        admission = self.policy.admit(ev.trace, self.policy.candidates(ev.trace, inputs))
+        if self.window.max_traces:
+            self.window.remember(ev.trace, admission.judged)
+        return admission.reasons, admission.judged, admission.random_baseline
+
+    def late(self, event: FeedbackEvent) -> LateDecision:
+        """A late negative feedback re-runs its remembered trace (judged when the policy admits it)."""
+        late = handle_late_feedback(self.window, self.policy, event)
+        if late.trace is None or late.outcome == "not_negative":
+            return LateDecision(late.outcome)
+        return LateDecision(late.outcome, late.trace, late.admission.judged, late.admission.reasons)
+
+
+class Flagger:
+    """Turns an evaluation's findings and scores into flag inputs for the one flag rule set."""
+
+    def __init__(self, rules: FlagRules) -> None:
+        self.rules = rules
+
+    def __call__(self, ev: Evaluation) -> list[dict[str, Any]]:
+        return [flag.as_dict() for flag in self.rules.evaluate(flag_inputs(ev))]
+
+
+def flag_inputs(ev: Evaluation) -> FlagInputs:
+    """Everything flags are decided from, gathered from one evaluation."""
+    golden, numeric, judged = ev.golden, ev.numeric, ev.judge
+    reference = golden.numeric if golden is not None else None
+    miss = golden is not None and golden.retrieval is not None and golden.first_hit_rank is None
+    feedback = ev.trace.feedback
+    return FlagInputs(
+        scores=judged.scores if judged is not None else None,
+        judge_error=ev.judge_error,
+        abstained=judged.verdicts.abstained if judged is not None else False,
+        numeric_unsupported=tuple(numeric.unsupported) if numeric is not None else (),
+        numeric_missing=tuple(reference.missing) if reference is not None else (),
+        numeric_out_of_source=tuple(golden.numeric_out_of_source) if golden is not None else (),
+        conflicting_context=len(numeric.conflicting_context) if numeric is not None else 0,
+        golden_id=golden.entry_id if golden is not None else None,
+        golden_retrieval_miss=miss,
+        golden_retrieval_miss_detail=f"no expected section in the top {golden.k}"
+        if miss and golden
+        else None,
+        should_abstain=golden.should_abstain if golden is not None else False,
+        invalid_citations=ev.signals.invalid_citations,
+        negative_feedback=feedback is not None and feedback.rating == "negative",
+        negative_feedback_reason=feedback.reason if feedback is not None else None,
+    )
+
+
+class ReviewSink:
+    """Upserts flagged traces into the review store (idempotent by trace id); keeps the gauge fresh."""
+
+    def __init__(self, store: ReviewStore, metrics: Metrics) -> None:
+        self.store = store
+        self.metrics = metrics
+        self._refreshed = 0.0
+
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
+        if not flagged:
+            return
+        self.store.upsert_case(trace.model_dump(mode="json"), record, [f["reason"] for f in record["flags"]])
+        self.metrics.review_upserts.labels("ok").inc()
+        now = time.monotonic()
+        if now - self._refreshed >= PENDING_REFRESH_S:
+            self._refreshed = now
+            self.metrics.review_pending.set(self.store.pending_count())
+
+
+def rules_path(settings: Settings, name: str) -> Path | None:
+    """A rule pack under ``--rules-dir``, or None for the packaged one."""
+    return settings.rules_dir / name if settings.rules_dir is not None else None
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """In-process multilingual-e5-small unless an OpenAI-compatible embeddings endpoint is configured."""
+    j = settings.judge
+    if j.embeddings_url:
+        key = j.api_key.get_secret_value() if j.api_key else None
+        return OpenAIEmbedder(j.embeddings_url, j.embeddings_model, key)
+    return LocalE5Embedder()
+
+
+async def build_judge(
+    settings: Settings, embedder: Embedder, numeric: NumericRules, stack: AsyncExitStack
+) -> Judge:
+    """The local judge by default; an OpenAI-compatible judge when ``judge.kind`` is ``openai``."""
+    j = settings.judge
+    if j.kind == "local":
+        from monitor.judge.local import LocalJudge
+
+        return LocalJudge(embedder, settings.rules_dir, numeric)
+    from monitor.judge.cache import VerdictCache
+    from monitor.judge.client import ChatClient, ChatClientSettings
+    from monitor.judge.llm import LLMJudge
+
+    if not j.url or not j.model:
+        from monitor.exceptions import ConfigError
+
+        raise ConfigError("judge.url and judge.model are required when judge.kind is 'openai'")
+    client = ChatClient(
+        ChatClientSettings(
+            base_url=j.url,
+            model=j.model,
+            api_key=j.api_key,
+            timeout_s=j.timeout_s,
+            max_concurrency=j.concurrency,
+            max_retries=j.max_retries,
+            circuit_failures=j.circuit_failures,
+            circuit_cooldown_s=j.circuit_cooldown_s,
+            extra_headers=j.extra_headers,
+            extra_query=j.extra_query,
+            json_schema=j.json_schema,
+        )
+    )
+    await stack.enter_async_context(client)
+    return LLMJudge(client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance)
+
+
+def build_golden(settings: Settings, embedder: Embedder, numeric: NumericRules) -> GoldenChecker | None:
+    """The golden checker when golden files are configured."""
+    if not settings.golden:
+        return None
+    golden = GoldenSet.load(settings.golden, settings.golden_sections)
+    log.info("golden_loaded", entries=len(golden.entries), version=golden.version)
+    if settings.golden_threshold is None:
+        return GoldenChecker(GoldenMatcher(golden, embedder), numeric)
+    return GoldenChecker(GoldenMatcher(golden, embedder, settings.golden_threshold), numeric)
 
 
 async def build_pipeline(
     settings: Settings, metrics: Metrics, stack: AsyncExitStack, sinks: Sequence[SinkLike]
-) -> tuple[Pipeline, LateFeedback | None]:
+) -> tuple[Pipeline, LateFeedback]:
     """Every stage the settings ask for; resources are registered on ``stack`` for an orderly close."""
-    metrics.set_build_info("none", "none", "none")
+    numeric = NumericRules.load(rules_path(settings, "numeric"))
+    embedder = build_embedder(settings)
+    golden = build_golden(settings, embedder, numeric)
+    policy = SamplingPolicy.load(rules_path(settings, "sampling.yaml"), settings.sample_all, metrics=metrics)
+    sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes))
+    judge = await build_judge(settings, embedder, numeric, stack)
+    stack.push_async_callback(judge.aclose)
+    store = stack.enter_context(open_store(settings.store))
+    metrics.review_pending.set(store.pending_count())
+    metrics.set_build_info(
+        judge.name, judge.prompt_version, golden.matcher.golden.version if golden else "none"
+    )
     pipeline = Pipeline(
         metrics,
+        numeric=numeric,
+        golden=golden,
+        sampler=sampler,
+        judge=judge,
         judge_concurrency=settings.judge.concurrency,
         judge_deadline_s=settings.judge.trace_deadline_s,
-        sinks=sinks,
+        flag_evaluator=Flagger(FlagRules.load(rules_path(settings, "flags.yaml"))),
+        sinks=[*sinks, ReviewSink(store, metrics)],
     )
-    return pipeline, None
+    return pipeline, sampler.late
+
+
+def results_scrubber(settings: Settings) -> Scrubber:
+    """PII patterns applied to result records before they are written."""
+    return Scrubber.load(rules_path(settings, "pii.yaml"))
