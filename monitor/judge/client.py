@@ -70,7 +70,11 @@ class ChatClientSettings:
 
 
 class CircuitBreaker:
-    """Stops calls after ``failures`` consecutive failures; after ``cooldown_s`` lets one probe through."""
+    """Stops calls after ``failures`` consecutive failures; after ``cooldown_s`` lets one probe through.
+
+    While the probe is out, other callers wait for its outcome instead of failing, so the two calls
+    of one judged trace do not split into a probe and a refusal.
+    """
 
     def __init__(self, failures: int, cooldown_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self._threshold = failures
@@ -78,7 +82,7 @@ class CircuitBreaker:
         self._clock = clock
         self._failures = 0
         self._opened_at: float | None = None
-        self._probing = False
+        self._probe: asyncio.Event | None = None
 
     @property
     def state(self) -> CircuitState:
@@ -86,27 +90,43 @@ class CircuitBreaker:
             return "closed"
         return "half_open" if self._clock() - self._opened_at >= self._cooldown_s else "open"
 
-    def acquire(self) -> None:
-        """Raise ``JudgeUnavailable`` unless a call may go out now; in half-open, only one probe may."""
-        state = self.state
-        if state == "open" or (state == "half_open" and self._probing):
-            raise JudgeUnavailable("judge circuit is open after repeated failures; not calling the server")
-        self._probing = state == "half_open"
+    async def acquire(self) -> bool:
+        """Wait until a call may go out and return whether it is the half-open probe; raise if open."""
+        while True:
+            state = self.state
+            if state == "closed":
+                return False
+            if state == "open":
+                raise JudgeUnavailable(
+                    "judge circuit is open after repeated failures; not calling the server"
+                )
+            if self._probe is None:
+                self._probe = asyncio.Event()
+                return True
+            await self._probe.wait()
 
-    def success(self) -> None:
-        self._failures, self._opened_at, self._probing = 0, None, False
+    def success(self, probe: bool) -> None:
+        self._failures, self._opened_at = 0, None
+        self._end_probe()
 
-    def failure(self) -> None:
+    def failure(self, probe: bool) -> None:
         self._failures += 1
-        if self._probing or self._failures >= self._threshold:
-            if self._opened_at is None or self._probing:
+        if probe or self._failures >= self._threshold:
+            if probe or self._opened_at is None:
                 log.warning("judge_circuit_opened", consecutive_failures=self._failures)
             self._opened_at = self._clock()
-        self._probing = False
+        if probe:
+            self._end_probe()
 
-    def release(self) -> None:
+    def release(self, probe: bool) -> None:
         """End a call that neither proved nor disproved the server's health (429, 4xx, cancellation)."""
-        self._probing = False
+        if probe:
+            self._end_probe()
+
+    def _end_probe(self) -> None:
+        if self._probe is not None:
+            self._probe.set()
+            self._probe = None
 
 
 @dataclass(slots=True)
@@ -228,35 +248,37 @@ class ChatClient:
         return cap / 2 + random.uniform(0, cap / 2)  # noqa: S311 - jitter, not crypto
 
     async def _attempt(self, body: dict[str, Any], usage: Usage) -> _Attempt:
-        self._breaker.acquire()
+        probe = await self._breaker.acquire()
         try:
             async with self._slots:
                 response = await self._http.post("chat/completions", json=body)
         except httpx.TimeoutException as exc:
-            self._breaker.failure()
+            self._breaker.failure(probe)
             return _Attempt(
                 error=JudgeTimeout(f"judge timed out after {self.settings.timeout_s}s"),
                 cause=exc,
                 retryable=True,
             )
         except httpx.RequestError as exc:
-            self._breaker.failure()
+            self._breaker.failure(probe)
             error = JudgeUnavailable(f"judge connection failed: {type(exc).__name__}")
             return _Attempt(error=error, cause=exc, retryable=True)
         except BaseException:
-            self._breaker.release()
+            self._breaker.release(probe)
             raise
-        return self._classify(response, body, usage)
+        return self._classify(response, body, usage, probe)
 
-    def _classify(self, response: httpx.Response, body: dict[str, Any], usage: Usage) -> _Attempt:
+    def _classify(
+        self, response: httpx.Response, body: dict[str, Any], usage: Usage, probe: bool
+    ) -> _Attempt:
         status = response.status_code
         if status == 200:
-            self._breaker.success()
+            self._breaker.success(probe)
             return _Attempt(content=self._content(response, usage))
         if status >= 500:
-            self._breaker.failure()
+            self._breaker.failure(probe)
             return _Attempt(error=JudgeUnavailable(f"judge server error {status}"), retryable=True)
-        self._breaker.release()
+        self._breaker.release(probe)
         if status == 429:
             return _Attempt(
                 error=JudgeRateLimited("judge rate limited (429)"),

@@ -258,32 +258,40 @@ def test_breaker_half_open_admits_one_probe() -> None:
     """After the cool-down one probe goes out; success closes, failure reopens the circuit."""
     now = [0.0]
     breaker = CircuitBreaker(failures=2, cooldown_s=10.0, clock=lambda: now[0])
-    breaker.failure()
-    assert breaker.state == "closed"
-    breaker.failure()
-    assert breaker.state == "open"
-    with pytest.raises(JudgeUnavailable):
-        breaker.acquire()
-    now[0] = 10.0
-    assert breaker.state == "half_open"
-    breaker.acquire()
-    with pytest.raises(JudgeUnavailable):
-        breaker.acquire()
-    breaker.failure()
-    assert breaker.state == "open"
-    now[0] = 20.0
-    breaker.acquire()
-    breaker.success()
-    assert breaker.state == "closed"
-    breaker.acquire()
+
+    async def scenario() -> None:
+        breaker.failure(probe=False)
+        assert breaker.state == "closed"
+        breaker.failure(probe=False)
+        assert breaker.state == "open"
+        with pytest.raises(JudgeUnavailable):
+            await breaker.acquire()
+        now[0] = 10.0
+        assert breaker.state == "half_open"
+        assert await breaker.acquire() is True
+        waiter = asyncio.ensure_future(breaker.acquire())
+        await asyncio.sleep(0)
+        assert not waiter.done(), "a second caller waits for the probe's outcome"
+        breaker.failure(probe=True)
+        with pytest.raises(JudgeUnavailable):
+            await waiter
+        assert breaker.state == "open"
+        now[0] = 20.0
+        probe = await breaker.acquire()
+        waiter = asyncio.ensure_future(breaker.acquire())
+        await asyncio.sleep(0)
+        breaker.success(probe)
+        assert await waiter is False and breaker.state == "closed"
+
+    asyncio.run(scenario())
 
 
 def test_breaker_counts_consecutive_failures_only() -> None:
     """A success in between resets the count."""
     breaker = CircuitBreaker(failures=2, cooldown_s=1.0)
-    breaker.failure()
-    breaker.success()
-    breaker.failure()
+    breaker.failure(probe=False)
+    breaker.success(probe=False)
+    breaker.failure(probe=False)
     assert breaker.state == "closed"
 
 
