@@ -38,6 +38,7 @@ def _replay(
             "source": str(src),
             "dlq": str(tmp_path / "dlq.jsonl"),
             "results": str(tmp_path / "out.jsonl"),
+            "store": str(tmp_path / "review.db"),
         },
         environ={},
     )
