@@ -92,7 +92,7 @@ def test_show(run: Run, cases: list[str]) -> None:
         "numeric_unsupported",
     ):
         assert needle in out
-    numeric = next(line for line in out.splitlines() if "unsupported:" in line)
+    numeric = next(line for line in out.splitlines() if line.startswith("  unsupported:"))
     assert "value=30" in numeric and "unit=ngày" in numeric  # JSONB may reorder a finding's keys
     code, out, _ = run("show", "t-1", "--format", "json")
     assert _json(out)["trace_id"] == "t-1"
