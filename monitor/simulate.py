@@ -379,11 +379,19 @@ def emit(messages: Iterable[Mapping[str, Any]], sink: Sink, rate: float = 0.0) -
 
 def write_golden(path: Path) -> None:
     """Write the simulated policy's golden set (seed 000 format) for ``ragmon run --golden``."""
-    text = json.dumps(golden_entries(), ensure_ascii=False, indent=1)
+    _write_json(path, golden_entries(), "golden file")
+
+
+def write_sections(path: Path) -> None:
+    """Write section id -> text for ``ragmon run --golden-sections`` (the golden reference checks)."""
+    _write_json(path, dict(load_policy().sections), "sections file")
+
+
+def _write_json(path: Path, data: Any, what: str) -> None:
     try:
-        path.write_text(text + "\n", encoding="utf-8")
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot write golden file {path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot write {what} {path}: {exc.strerror}") from exc
 
 
 # --- command line ------------------------------------------------------------------------------
@@ -429,6 +437,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--golden-out", type=Path, default=None, help="also write the golden set (seed 000 format)"
     )
+    p.add_argument(
+        "--sections-out", type=Path, default=None, help="also write section id -> text (--golden-sections)"
+    )
     p.set_defaults(func=run)
     return p  # type: ignore[no-any-return]  # argparse's private _SubParsersAction is untyped here
 
@@ -437,6 +448,8 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``ragmon simulate``: generate, send, report on stderr."""
     if args.golden_out is not None:
         write_golden(args.golden_out)
+    if args.sections_out is not None:
+        write_sections(args.sections_out)
     spacing = (
         args.spacing if args.spacing is not None else (1 / args.rate if args.rate else DEFAULT_SPACING_S)
     )

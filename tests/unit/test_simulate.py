@@ -157,18 +157,20 @@ def test_kafka_url_names_brokers_and_topic() -> None:
 
 
 def test_cli_writes_traffic_and_golden_file(tmp_path: Path) -> None:
-    """`simulate --out F --golden-out G` writes the generated messages and a seed 000 golden file."""
+    """`simulate --out F --golden-out G --sections-out S` writes the traffic, golden set and section texts."""
     parser = argparse.ArgumentParser(prog="ragmon")
     add_parser(parser.add_subparsers(dest="command"))
-    out, golden = tmp_path / "traffic.jsonl", tmp_path / "golden.json"
+    out, golden, sections = tmp_path / "traffic.jsonl", tmp_path / "golden.json", tmp_path / "sections.json"
     argv = ["simulate", "--out", str(out), "--count", "200", "--seed", "6", "--bad-deploy-at", "100"]
-    args = parser.parse_args([*argv, "--golden-out", str(golden)])
+    args = parser.parse_args([*argv, "--golden-out", str(golden), "--sections-out", str(sections)])
     assert args.func(args) == 0
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert lines == list(generate(SimConfig(count=200, seed=6, bad_deploy_at=100)))
     entries = json.loads(golden.read_text(encoding="utf-8"))
     assert [e["id"] for e in entries] == ["q01", "q02", "q03", "q04", "q05"]
     assert all({"cau_hoi", "muc_ky_vong", "tra_loi_ky_vong", "nguon"} <= set(e) for e in entries)
+    texts = json.loads(sections.read_text(encoding="utf-8"))
+    assert {s for e in entries for s in e["muc_ky_vong"]} <= set(texts)
 
 
 def test_cli_rejects_an_invalid_mix() -> None:
