@@ -42,6 +42,11 @@ class _PostgresTx:
         return [tuple(row) for row in self._cursor.fetchall()]
 
 
+def _dumps(value: Any) -> str:
+    # default=str: a datetime or UUID left in a record is stored as text rather than failing the write.
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _dialect(sql: str) -> str:
     # The store's SQL never contains a literal '?' or '%', so this rewrite is exact.
     return sql.replace("?", "%s")
@@ -93,7 +98,7 @@ class PostgresBackend:
         tx.one("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.ragmon_review_migrations'))")
 
     def json_param(self, value: Any) -> Any:
-        return Jsonb(value)
+        return Jsonb(value, dumps=_dumps)
 
     def json_value(self, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value

@@ -76,7 +76,7 @@ class SqliteBackend:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the database's write lock."""
 
     def json_param(self, value: Any) -> Any:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=str)
 
     def json_value(self, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value

@@ -8,6 +8,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -142,7 +143,8 @@ def test_redelivery_and_merge(store: ReviewStore) -> None:
 def test_filters_samples_and_pii(store: ReviewStore, pg_url: str) -> None:
     """Filters, sample batches and PII scrubbing behave as on SQLite."""
     store.upsert_case(_trace("a", "Đơn DH123456, gọi 0912 345 678"), _result("a"), ["numeric_unsupported"])
-    store.upsert_case(_trace("b"), _result("b", "negative_feedback"), ["negative_feedback"])
+    trace_b = {**_trace("b"), "timestamp": datetime(2026, 9, 25, 17, 5, tzinfo=UTC)}
+    store.upsert_case(trace_b, _result("b", "negative_feedback"), ["negative_feedback"])
     assert store.mark_sample("w40", ["a", "b"], pick="random") == 2
     assert store.mark_sample("w40", ["a"]) == 0
     assert [c.trace_id for c in store.list_cases(reason="negative_feedback")] == ["b"]

@@ -6,8 +6,9 @@ import json
 import sqlite3
 import threading
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from review_builders import FakeClock, ResultFactory, TraceFactory
@@ -98,7 +99,7 @@ def test_list_filters(store: ReviewStore, clock: FakeClock, add_case: Callable[.
     store.label("old", "ok")
     store.mark_sample("w40", ["both"])
 
-    def ids(**kw: object) -> set[str]:
+    def ids(**kw: Any) -> set[str]:
         return {c.trace_id for c in store.list_cases(**kw)}
 
     assert ids() == {"old", "fb", "both"}
@@ -238,3 +239,13 @@ def test_case_json_shape(store: ReviewStore, add_case: Callable[..., str]) -> No
         data["trace_id"] == "a" and data["reasons"] == ["negative_feedback"] and data["status"] == "pending"
     )
     assert data["result"]["golden"]["id"] == "q01"
+
+
+def test_non_json_values_stored_as_text(
+    store: ReviewStore, make_trace: TraceFactory, make_result: ResultFactory
+) -> None:
+    """A datetime left in a trace (model_dump without mode="json") is stored as text, not a failed write."""
+    stamp = datetime(2026, 9, 25, 17, 5, tzinfo=UTC)
+    store.upsert_case(make_trace("t-dt", timestamp=stamp), make_result("t-dt"), ["judge_error"])
+    case = store.get("t-dt")
+    assert case is not None and case.trace["timestamp"] == str(stamp)
