@@ -118,6 +118,7 @@ class Pipeline:
         judge: Judge | None = None,
         judge_concurrency: int = 16,
         judge_deadline_s: float = 120.0,
+        circuit_open: Callable[[], bool] | None = None,
         flag_evaluator: FlagEvaluator | None = None,
         sinks: Sequence[SinkLike] = (),
     ) -> None:
@@ -130,6 +131,7 @@ class Pipeline:
         self.sinks = list(sinks)
         self._judge_slots = asyncio.Semaphore(judge_concurrency)
         self._judge_deadline_s = judge_deadline_s
+        self._circuit_open = circuit_open
         stage = metrics.stage_seconds
         self._stage = {
             name: stage.labels(name)
@@ -196,6 +198,8 @@ class Pipeline:
         judge_label = m.cap("judge", name)
         m.judge_requests.labels(judge_label, outcome).inc()
         m.judge_latency.labels(judge_label).observe(elapsed)
+        if self._circuit_open is not None:
+            m.judge_circuit_open.labels(judge_label).set(1 if self._circuit_open() else 0)
         self._stage["judge"].observe(elapsed)
         if ev.judge_error:
             log.warning("judge_failed", trace_id=ev.trace.trace_id, error=ev.judge_error)

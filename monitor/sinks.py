@@ -17,7 +17,7 @@ class ResultsFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._scrub = scrubber
-        self._file: IO[str] | None = path.open("w", encoding="utf-8")
+        self._file: IO[str] | None = path.open("w", encoding="utf-8", buffering=1)
 
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
         if self._file is None:

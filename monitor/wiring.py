@@ -26,11 +26,13 @@ from monitor.numeric import NumericRules
 from monitor.pii import Scrubber
 from monitor.pipeline import Evaluation, Pipeline, SinkLike
 from monitor.review import ReviewStore, open_store
+from monitor.review.agreement import refresh_agreement_gauge
 from monitor.sampling import SamplingPolicy, TraceSignals
 from monitor.trace import FeedbackEvent, Trace
 
 log = structlog.get_logger(__name__)
 PENDING_REFRESH_S = 5.0
+AGREEMENT_REFRESH_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +126,25 @@ class ReviewSink:
         self.store = store
         self.metrics = metrics
         self._refreshed = 0.0
+        self._agreement_at = 0.0
+        self.refresh()
 
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
         if not flagged:
             return
         self.store.upsert_case(trace.model_dump(mode="json"), record, [f["reason"] for f in record["flags"]])
         self.metrics.review_upserts.labels("ok").inc()
+        if time.monotonic() - self._refreshed >= PENDING_REFRESH_S:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Pending count every few seconds; judge-human agreement from labelled cases every minute."""
         now = time.monotonic()
-        if now - self._refreshed >= PENDING_REFRESH_S:
-            self._refreshed = now
-            self.metrics.review_pending.set(self.store.pending_count())
+        self._refreshed = now
+        self.metrics.review_pending.set(self.store.pending_count())
+        if now - self._agreement_at >= AGREEMENT_REFRESH_S or not self._agreement_at:
+            self._agreement_at = now
+            refresh_agreement_gauge(self.store, self.metrics.judge_human_agreement)
 
 
 def rules_path(settings: Settings, name: str) -> Path | None:
@@ -152,13 +163,13 @@ def build_embedder(settings: Settings) -> Embedder:
 
 async def build_judge(
     settings: Settings, embedder: Embedder, numeric: NumericRules, stack: AsyncExitStack
-) -> Judge:
-    """The local judge by default; an OpenAI-compatible judge when ``judge.kind`` is ``openai``."""
+) -> tuple[Judge, Callable[[], bool] | None]:
+    """The local judge by default; an OpenAI-compatible judge (and its circuit state) for ``openai``."""
     j = settings.judge
     if j.kind == "local":
         from monitor.judge.local import LocalJudge
 
-        return LocalJudge(embedder, settings.rules_dir, numeric)
+        return LocalJudge(embedder, settings.rules_dir, numeric), None
     from monitor.judge.cache import VerdictCache
     from monitor.judge.client import ChatClient, ChatClientSettings
     from monitor.judge.llm import LLMJudge
@@ -183,7 +194,8 @@ async def build_judge(
         )
     )
     await stack.enter_async_context(client)
-    return LLMJudge(client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance)
+    judge = LLMJudge(client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance)
+    return judge, lambda: client.circuit_open
 
 
 def build_golden(settings: Settings, embedder: Embedder, numeric: NumericRules) -> GoldenChecker | None:
@@ -206,10 +218,9 @@ async def build_pipeline(
     golden = build_golden(settings, embedder, numeric)
     policy = SamplingPolicy.load(rules_path(settings, "sampling.yaml"), settings.sample_all, metrics=metrics)
     sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes))
-    judge = await build_judge(settings, embedder, numeric, stack)
+    judge, circuit_open = await build_judge(settings, embedder, numeric, stack)
     stack.push_async_callback(judge.aclose)
     store = stack.enter_context(open_store(settings.store))
-    metrics.review_pending.set(store.pending_count())
     metrics.set_build_info(
         judge.name, judge.prompt_version, golden.matcher.golden.version if golden else "none"
     )
@@ -221,6 +232,7 @@ async def build_pipeline(
         judge=judge,
         judge_concurrency=settings.judge.concurrency,
         judge_deadline_s=settings.judge.trace_deadline_s,
+        circuit_open=circuit_open,
         flag_evaluator=Flagger(FlagRules.load(rules_path(settings, "flags.yaml"))),
         sinks=[*sinks, ReviewSink(store, metrics)],
     )
