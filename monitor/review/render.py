@@ -10,6 +10,7 @@ from monitor.review.models import Case
 
 QUESTION_WIDTH = 60
 CHUNK_TEXT_WIDTH = 160
+REASONS_WIDTH = 48
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -44,7 +45,7 @@ def print_cases(cases: Sequence[Case]) -> None:
         [
             c.trace_id,
             str(c.status),
-            ",".join(c.reasons),
+            clip(",".join(c.reasons), REASONS_WIDTH),
             c.created_at.strftime("%Y-%m-%d %H:%M"),
             number(c.scores.get("faithfulness")),
             "/".join(v or "-" for v in c.versions.values()),

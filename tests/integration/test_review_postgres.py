@@ -8,7 +8,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -150,6 +150,8 @@ def test_filters_samples_and_pii(store: ReviewStore, pg_url: str) -> None:
     assert [c.trace_id for c in store.list_cases(reason="negative_feedback")] == ["b"]
     assert {c.trace_id for c in store.list_cases(version="kb-2026-09-25", sample="w40")} == {"a", "b"}
     assert store.list_cases(status=Status.CONFIRMED) == []
+    assert len(store.list_cases(since=datetime.now(UTC) - timedelta(hours=1))) == 2
+    assert store.list_cases(since=datetime.now(UTC) + timedelta(hours=1)) == []
     case = store.get("a")
     assert case is not None and case.question == "Đơn [ORDER], gọi [PHONE]"
     with psycopg.connect(pg_url) as conn:
