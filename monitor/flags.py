@@ -157,6 +157,14 @@ class FlagRules:
         except ValidationError as exc:
             raise config_error(label, exc) from exc
 
+    def thresholds(self) -> dict[str, float]:
+        """Per quality metric, the score under which it is flagged; agreement is measured there."""
+        out: dict[str, float] = {}
+        for reason in _SCORE_FLAGS:
+            rule: _ScoreRule = getattr(self._rules, reason)
+            out[reason.removeprefix("low_")] = max(band.below for band in rule.bands)
+        return out
+
     def enabled(self, reason: str) -> bool:
         """Whether the YAML turns this flag reason on."""
         rule: _Simple | _ScoreRule = getattr(self._rules, reason)

@@ -122,9 +122,10 @@ def flag_inputs(ev: Evaluation) -> FlagInputs:
 class ReviewSink:
     """Upserts flagged traces into the review store (idempotent by trace id); keeps the gauge fresh."""
 
-    def __init__(self, store: ReviewStore, metrics: Metrics) -> None:
+    def __init__(self, store: ReviewStore, metrics: Metrics, thresholds: dict[str, float]) -> None:
         self.store = store
         self.metrics = metrics
+        self.thresholds = thresholds
         self._refreshed = 0.0
         self._agreement_at = 0.0
         self.refresh()
@@ -144,7 +145,7 @@ class ReviewSink:
         self.metrics.review_pending.set(self.store.pending_count())
         if now - self._agreement_at >= AGREEMENT_REFRESH_S or not self._agreement_at:
             self._agreement_at = now
-            refresh_agreement_gauge(self.store, self.metrics.judge_human_agreement)
+            refresh_agreement_gauge(self.store, self.metrics.judge_human_agreement, self.thresholds)
 
 
 def rules_path(settings: Settings, name: str) -> Path | None:
@@ -220,7 +221,8 @@ async def build_pipeline(
     sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes))
     judge, circuit_open = await build_judge(settings, embedder, numeric, stack)
     stack.push_async_callback(judge.aclose)
-    store = stack.enter_context(open_store(settings.store))
+    store = stack.enter_context(open_store(settings.store, scrubber=results_scrubber(settings)))
+    flag_rules = FlagRules.load(rules_path(settings, "flags.yaml"))
     metrics.set_build_info(
         judge.name, judge.prompt_version, golden.matcher.golden.version if golden else "none"
     )
@@ -233,8 +235,8 @@ async def build_pipeline(
         judge_concurrency=settings.judge.concurrency,
         judge_deadline_s=settings.judge.trace_deadline_s,
         circuit_open=circuit_open,
-        flag_evaluator=Flagger(FlagRules.load(rules_path(settings, "flags.yaml"))),
-        sinks=[*sinks, ReviewSink(store, metrics)],
+        flag_evaluator=Flagger(flag_rules),
+        sinks=[*sinks, ReviewSink(store, metrics, flag_rules.thresholds())],
     )
     return pipeline, sampler.late
 

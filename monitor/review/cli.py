@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from monitor.exceptions import ConfigError, RagmonError
+from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
 from monitor.review import sample as sample_mod
 from monitor.review.models import VERDICTS, CaseFilter, Status
@@ -130,8 +131,7 @@ def _agreement(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar="METRIC=T",
-        help="current threshold of a metric (repeatable); defaults: "
-        + ", ".join(f"{k}={v}" for k, v in agreement_mod.DEFAULT_THRESHOLDS.items()),
+        help="current threshold of a metric (repeatable); default: its flag threshold in rules/flags.yaml",
     )
     _format(p)
     p.set_defaults(func=cmd_agreement)
@@ -242,7 +242,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """``ragmon review agreement``: accuracy, kappa, error rates and the best threshold per metric."""
-    thresholds = {**agreement_mod.DEFAULT_THRESHOLDS, **dict(args.threshold)}
+    thresholds = {**FlagRules.load().thresholds(), **dict(args.threshold)}
 
     def action(store: ReviewStore) -> int:
         report = agreement_mod.agreement(
