@@ -1,0 +1,58 @@
+"""Integration fixtures: one real Kafka-protocol broker per session, uuid topics, ragmon subprocesses."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import FAST_KAFKA_ENV, Daemon, interrupt_all, start_daemon
+from tests.support.kafka import Broker, free_port, running_broker
+
+DaemonFactory = Callable[..., Daemon]
+
+
+@pytest.fixture(scope="session")
+def broker() -> Iterator[Broker]:
+    """Tansu on a free loopback port for the whole session, or the Kafka named by RAGMON_TEST_KAFKA."""
+    with running_broker() as running:
+        yield running
+
+
+@pytest.fixture
+def topic_factory(broker: Broker) -> Callable[[int], str]:
+    """Creates a uuid-named topic (and its .dlq twin) with the given number of partitions."""
+
+    def create(partitions: int = 1) -> str:
+        return broker.create_topic(partitions)
+
+    return create
+
+
+@pytest.fixture
+def group() -> str:
+    """A fresh consumer-group name, so no test sees another's committed offsets."""
+    return f"ragmon-test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def daemon_factory(tmp_path: Path) -> Iterator[DaemonFactory]:
+    """Starts ``ragmon run --source SOURCE --metrics-port FREE --results FILE`` with fast Kafka timings."""
+    started: list[Daemon] = []
+
+    def start(source: str, name: str = "daemon", results: bool = True, *extra: str) -> Daemon:
+        daemon = start_daemon(
+            ["--source", source, "--dlq", str(tmp_path / f"{name}-dlq.jsonl"), *extra],
+            free_port(),
+            tmp_path / f"{name}.log",
+            results=tmp_path / f"{name}-results.jsonl" if results else None,
+            env=FAST_KAFKA_ENV,
+            cwd=tmp_path,
+        )
+        started.append(daemon)
+        return daemon
+
+    yield start
+    interrupt_all(started)

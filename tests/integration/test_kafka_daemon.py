@@ -1,0 +1,154 @@
+"""The daemon against a real Kafka-protocol broker: counts, dead letters, crashes, shutdown, groups."""
+
+from __future__ import annotations
+
+import base64
+import json
+import signal
+from collections.abc import Callable
+
+import pytest
+
+from tests.integration.conftest import DaemonFactory
+from tests.support.daemon import wait_until
+from tests.support.kafka import Broker, realistic_traces
+
+pytestmark = pytest.mark.integration
+
+OK = {"outcome": "ok"}
+INVALID = {"outcome": "invalid"}
+TRACES = "ragmon_traces_total"
+# Each bad message with the reason the daemon must give it.
+BAD_MESSAGES: list[tuple[bytes, str]] = [
+    (b"{not json", "invalid_json"),
+    (b"\xff\xfe\x00garbage", "not_utf8"),
+    (b'["a", "list"]', "not_object"),
+    (b'{"trace_id": "no-answer", "question": "q?"}', "missing_answer"),
+    (b'{"question": "q?", "answer": "a."}', "missing_trace_id"),
+    (b'{"trace_id": "t", "question": "q", "answer": "a", "latency_ms": "slow"}', "wrong_type"),
+]
+
+
+@pytest.mark.timeout(90)
+def test_every_produced_trace_is_counted_once(
+    broker: Broker, topic_factory: Callable[[int], str], group: str, daemon_factory: DaemonFactory
+) -> None:
+    """N traces on 3 partitions show up as N in ragmon_traces_total{outcome="ok"} and in the results."""
+    topic = topic_factory(3)
+    traces = realistic_traces(300)
+    broker.produce_traces(topic, traces)
+    daemon = daemon_factory(broker.url(topic, group))
+    daemon.wait_metric(TRACES, len(traces), 60, **OK)
+    assert daemon.metric(TRACES, **INVALID) == 0
+    assert daemon.status("/readyz") == 200
+    assert daemon.stop() == 0
+    assert sorted(daemon.trace_ids()) == sorted(t["trace_id"] for t in traces)
+
+
+@pytest.mark.timeout(90)
+def test_bad_messages_go_to_the_dead_letter_topic_with_reason_and_bytes(
+    broker: Broker, topic_factory: Callable[[int], str], group: str, daemon_factory: DaemonFactory
+) -> None:
+    """Bad messages land in <topic>.dlq with their reason and original bytes; no good trace is lost."""
+    topic = topic_factory(2)
+    good = realistic_traces(100)
+    values = [json.dumps(t, ensure_ascii=False).encode() for t in good]
+    for i, (raw, _) in enumerate(BAD_MESSAGES):  # interleave the bad ones among the good ones
+        values.insert(10 + 15 * i, raw)
+    broker.produce(topic, values, (f"k{i}".encode() for i in range(len(values))))
+    daemon = daemon_factory(broker.url(topic, group))
+    daemon.wait_metric(TRACES, len(good), 60, **OK)
+    daemon.wait_metric(TRACES, len(BAD_MESSAGES), 10, **INVALID)
+    wait_until(
+        lambda: len(broker.read_all(f"{topic}.dlq")) >= len(BAD_MESSAGES), 15, "dead letters on the topic"
+    )
+    assert daemon.stop() == 0
+
+    letters = [json.loads(v) for _, v in broker.read_all(f"{topic}.dlq")]
+    assert len(letters) == len(BAD_MESSAGES)
+    by_bytes = {_original(letter): letter for letter in letters}
+    for raw, reason in BAD_MESSAGES:
+        assert by_bytes[raw]["reason"] == reason
+        assert by_bytes[raw]["detail"]
+        assert by_bytes[raw]["origin"]["topic"] == topic
+    assert "value_b64" in by_bytes[b"\xff\xfe\x00garbage"]
+    assert sorted(set(daemon.trace_ids())) == sorted(t["trace_id"] for t in good)
+
+
+def _original(letter: dict[str, object]) -> bytes:
+    if "value_b64" in letter:
+        return base64.b64decode(str(letter["value_b64"]))
+    return str(letter["value"]).encode("utf-8")
+
+
+@pytest.mark.timeout(120)
+def test_sigkill_mid_stream_then_restart_handles_every_trace_at_least_once(
+    broker: Broker, topic_factory: Callable[[int], str], group: str, daemon_factory: DaemonFactory
+) -> None:
+    """A SIGKILL mid-stream loses nothing: after a restart every trace id is in the results."""
+    topic = topic_factory(3)
+    traces = realistic_traces(3000)
+    broker.produce_traces(topic, traces)
+    first = daemon_factory(broker.url(topic, group), "first")
+    wait_until(lambda: _committed_total(broker, topic, group) > 0, 60, "a first commit")
+    first.kill()
+    handled_before = len(set(first.trace_ids()))
+    assert 0 < handled_before < len(traces), "the kill came too late to be mid-stream"
+
+    second = daemon_factory(broker.url(topic, group), "second")
+    wanted = {t["trace_id"] for t in traces}
+    wait_until(
+        lambda: wanted <= set(first.trace_ids()) | set(second.trace_ids()), 90, "every trace handled", 0.5
+    )
+    assert second.stop() == 0
+    ids = first.trace_ids() + second.trace_ids()
+    assert set(ids) == wanted
+    assert len(second.trace_ids()) < len(traces), "the restart re-read the topic from the start"
+
+
+@pytest.mark.timeout(90)
+def test_sigterm_commits_every_handled_offset(
+    broker: Broker, topic_factory: Callable[[int], str], group: str, daemon_factory: DaemonFactory
+) -> None:
+    """After SIGTERM the group's committed offsets equal the end offsets of every partition."""
+    topic = topic_factory(3)
+    broker.produce_traces(topic, realistic_traces(500))
+    broker.produce(topic, [b"{broken"])  # a dead-lettered message is handled too
+    daemon = daemon_factory(broker.url(topic, group))
+    daemon.wait_metric(TRACES, 500, 60, **OK)
+    daemon.wait_metric(TRACES, 1, 10, **INVALID)
+    assert daemon.stop(signal.SIGTERM) == 0
+    ends = broker.end_offsets(topic)
+    assert sum(ends.values()) == 501
+    assert broker.committed_offsets(topic, group) == ends
+
+
+@pytest.mark.timeout(120)
+def test_two_daemons_in_one_group_split_partitions_and_handle_everything(
+    broker: Broker, topic_factory: Callable[[int], str], group: str, daemon_factory: DaemonFactory
+) -> None:
+    """Two replicas in one group each own some partitions and together handle every trace."""
+    topic = topic_factory(4)
+    a = daemon_factory(broker.url(topic, group), "a")
+    b = daemon_factory(broker.url(topic, group), "b")
+    wait_until(
+        lambda: a.status("/readyz") == 200 and b.status("/readyz") == 200, 60, "both replicas assigned"
+    )
+    traces = realistic_traces(800)
+    broker.produce_traces(topic, traces)
+    wanted = {t["trace_id"] for t in traces}
+    wait_until(lambda: wanted <= set(a.trace_ids()) | set(b.trace_ids()), 60, "every trace handled", 0.5)
+    parts_a, parts_b = _partitions(a.records()), _partitions(b.records())
+    assert a.stop() == 0
+    assert b.stop() == 0
+    assert parts_a and parts_b, "one replica got every partition"
+    assert parts_a.isdisjoint(parts_b)
+    assert parts_a | parts_b == {0, 1, 2, 3}
+
+
+def _partitions(records: list[dict[str, object]]) -> set[int]:
+    return {int(r["origin"]["partition"]) for r in records}  # type: ignore[index]
+
+
+def _committed_total(broker: Broker, topic: str, group: str) -> int:
+    return sum(o or 0 for o in broker.committed_offsets(topic, group).values())
