@@ -29,7 +29,9 @@ log = structlog.get_logger(__name__)
 
 
 class SinkLike(Protocol):
-    def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None: ...
+    """Receives every result record; ``late`` marks a re-run of a trace on late feedback."""
+
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None: ...
 
 
 FlagEvaluator = Callable[["Evaluation"], list[dict[str, Any]]]
@@ -227,7 +229,7 @@ class Pipeline:
         self._export(ev)
         record = ev.record()
         for sink in self.sinks:
-            sink.write(ev.trace, record, bool(ev.flags))
+            sink.write(ev.trace, record, bool(ev.flags), ev.late)
         self._stage["sinks"].observe(time.perf_counter() - t0)
         return record
 

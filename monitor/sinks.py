@@ -11,7 +11,10 @@ from monitor.trace import Trace
 
 
 class ResultsFile:
-    """One result record per line (``--results OUT.jsonl``), PII scrubbed like everything ragmon stores."""
+    """One result record per trace and line (``--results OUT.jsonl``), PII scrubbed like everything stored.
+
+    Late-feedback re-runs are left out: the file keeps the record of the trace's first handling.
+    """
 
     def __init__(self, path: Path, scrubber: Scrubber | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -19,7 +22,9 @@ class ResultsFile:
         self._scrub = scrubber
         self._file: IO[str] | None = path.open("w", encoding="utf-8", buffering=1)
 
-    def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
+        if late:
+            return
         if self._file is None:
             raise ValueError(f"results file {self.path} used after close")
         clean = self._scrub.scrub_obj(record) if self._scrub is not None else record

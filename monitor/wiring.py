@@ -130,7 +130,7 @@ class ReviewSink:
         self._agreement_at = 0.0
         self.refresh()
 
-    def write(self, trace: Trace, record: dict[str, Any], flagged: bool) -> None:
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
         if not flagged:
             return
         self.store.upsert_case(trace.model_dump(mode="json"), record, [f["reason"] for f in record["flags"]])
