@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import random
 import re
 import time
@@ -352,8 +353,12 @@ def parse_output(content: str, schema: type[T]) -> T:
     return schema.model_validate_json(text)
 
 
+@functools.cache
 def strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema in OpenAI strict form: every field required, no extra keys, no titles."""
+    """The model's JSON schema in OpenAI strict form: every field required, no extra keys, no titles.
+
+    Cached per schema class (building it costs milliseconds); callers must not mutate the result.
+    """
     return _strict(schema.model_json_schema())  # type: ignore[no-any-return]
 
 
