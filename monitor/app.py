@@ -157,7 +157,8 @@ class Engine:
                 await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S)
                 continue
             self._apply_backpressure()
-            messages = await self._worker.call(self.source.poll, max_records, POLL_TIMEOUT_S)
+            room = max(1, self._high - len(self._tasks))  # never read past max_inflight
+            messages = await self._worker.call(self.source.poll, min(max_records, room), POLL_TIMEOUT_S)
             self.health.tick()
             for message in messages:
                 self._handle(message)

@@ -188,7 +188,11 @@ class KafkaSource:
                 self._require().resume(*self._assigned)
 
     def lag(self) -> Mapping[tuple[str, int], int]:
-        """Refreshed at most every few seconds: end offsets cost a broker round trip."""
+        """Refreshed at most every few seconds: end offsets cost a broker round trip.
+
+        The last fetch's high watermark wins when it is further: some brokers (Tansu 0.6) list a
+        partition's end as its last batch's base offset + 1.
+        """
         now = time.monotonic()
         if now - self._lag_at < LAG_REFRESH_S or not self._assigned:
             return self._lag
@@ -196,9 +200,7 @@ class KafkaSource:
         consumer = self._require()
         try:
             ends = consumer.end_offsets(list(self._assigned))
-            self._lag = {
-                (tp.topic, tp.partition): max(0, end - consumer.position(tp)) for tp, end in ends.items()
-            }
+            self._lag = {(tp.topic, tp.partition): _behind(consumer, tp, end) for tp, end in ends.items()}
         except KafkaError as exc:
             log.warning("kafka_lag_failed", error=str(exc))
         return self._lag
@@ -227,6 +229,12 @@ class KafkaSource:
         if self._consumer is None:
             raise SourceError("Kafka source used before open() or after close()")
         return self._consumer
+
+
+def _behind(consumer: Any, tp: TopicPartition, listed_end: int) -> int:
+    """Messages between the consumer's position and the partition's end (listed or last fetched)."""
+    end = max(listed_end, int(consumer.highwater(tp) or 0))
+    return max(0, end - int(consumer.position(tp)))
 
 
 class KafkaDeadLetterSink:

@@ -69,6 +69,17 @@ class OffsetTracker:
             for p in partitions:
                 self._parts.pop(p, None)
 
+    def position(self) -> dict[Partition, int]:
+        """Per partition, the offset after the last one handed out (how far reading got)."""
+        out: dict[Partition, int] = {}
+        with self._lock:
+            for p, s in self._parts.items():
+                if s.pending:
+                    out[p] = s.pending[-1] + 1
+                elif s.committable is not None:
+                    out[p] = s.committable
+        return out
+
     def in_flight(self) -> int:
         """Offsets handed out and not yet done."""
         with self._lock:

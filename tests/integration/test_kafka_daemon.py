@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import signal
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
+from prometheus_client import CollectorRegistry
 
+from monitor.app import Engine
+from monitor.config import KafkaSettings, Settings
+from monitor.judge.base import JudgeInput, JudgeResult, Scores, Verdicts
+from monitor.metrics import Metrics
+from monitor.pipeline import Evaluation, Pipeline
+from monitor.server import Health
+from monitor.sources.kafka import KafkaDeadLetterSink, KafkaSource, KafkaURL
+from monitor.trace import Trace
 from tests.integration.conftest import DaemonFactory
 from tests.support.daemon import wait_until
-from tests.support.kafka import Broker, realistic_traces
+from tests.support.kafka import FAST_GROUP, Broker, group_offsets, realistic_traces
 
 pytestmark = pytest.mark.integration
 
@@ -152,3 +165,106 @@ def _partitions(records: list[dict[str, object]]) -> set[int]:
 
 def _committed_total(broker: Broker, topic: str, group: str) -> int:
     return sum(o or 0 for o in broker.committed_offsets(topic, group).values())
+
+
+class SlowJudge:
+    """A judge that only waits: the slow downstream the backpressure test needs (not a judge test)."""
+
+    name = "slow-fake"
+    prompt_version = "none"
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+
+    async def judge(self, item: JudgeInput) -> JudgeResult:
+        await asyncio.sleep(self.delay_s)
+        return JudgeResult(
+            self.name, self.prompt_version, Verdicts((), (), (), ()), Scores(None, None, None, None)
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+class CountingSink:
+    """Counts finished traces."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
+        self.count += 1
+
+
+def judge_everything(ev: Evaluation) -> tuple[tuple[str, ...], bool, bool]:
+    return ("everything",), True, False
+
+
+@dataclass
+class Window:
+    """One observation of the loop: read-but-unfinished traces, reading position vs committed offset."""
+
+    inflight: int
+    ahead: int
+    paused: float
+
+
+MAX_INFLIGHT = 20
+MAX_POLL_RECORDS = 50
+
+
+@pytest.mark.timeout(90)
+def test_slow_downstream_pauses_partitions_instead_of_buffering(
+    broker: Broker, topic_factory: Callable[[int], str], group: str
+) -> None:
+    """A slow judge: in-flight stays within max_inflight, the source pauses, reading stays near the commit."""
+    topic = topic_factory(1)
+    traces = realistic_traces(300)
+    broker.produce_traces(topic, traces)
+    windows, finished = asyncio.run(_observe_slow_engine(broker, topic, group, len(traces)))
+    assert finished == len(traces)
+    assert max(w.inflight for w in windows) <= MAX_INFLIGHT
+    assert max(w.paused for w in windows) == 1
+    assert max(w.ahead for w in windows) <= MAX_INFLIGHT + MAX_POLL_RECORDS
+    assert broker.committed_offsets(topic, group) == broker.end_offsets(topic)
+
+
+async def _observe_slow_engine(
+    broker: Broker, topic: str, group: str, total: int
+) -> tuple[list[Window], int]:
+    settings = Settings(
+        source=broker.url(topic, group),
+        max_inflight=MAX_INFLIGHT,
+        kafka=KafkaSettings(
+            max_poll_records=MAX_POLL_RECORDS,
+            commit_interval_s=0.2,
+            **FAST_GROUP,
+        ),
+    )
+    registry = CollectorRegistry()
+    metrics = Metrics(registry)
+    sink = CountingSink()
+    pipeline = Pipeline(
+        metrics, sampler=judge_everything, judge=SlowJudge(0.2), judge_concurrency=MAX_INFLIGHT, sinks=[sink]
+    )
+    url = KafkaURL.parse(settings.source)
+    source = KafkaSource(url, settings.kafka)
+    dlq = KafkaDeadLetterSink(url.bootstrap, f"{topic}.dlq", settings.kafka)
+    engine = Engine(settings, metrics, pipeline, source, dlq, Health())
+    stop = asyncio.Event()
+    running = asyncio.create_task(engine.run(stop))
+    admin = broker.admin()
+    windows: list[Window] = []
+    try:
+        deadline = time.monotonic() + 60
+        while sink.count < total and time.monotonic() < deadline and not running.done():
+            committed = (await asyncio.to_thread(group_offsets, admin, group)).get((topic, 0), 0)
+            position = source.tracker.position().get((topic, 0), 0)
+            paused = registry.get_sample_value("ragmon_source_paused") or 0.0
+            windows.append(Window(position - sink.count, position - committed, paused))
+            await asyncio.sleep(0.02)
+    finally:
+        stop.set()
+        await running
+        admin.close()
+    return windows, sink.count

@@ -170,13 +170,11 @@ class Broker:
         """What ``group`` has committed per partition of ``topic`` (None where nothing is committed)."""
         admin = self.admin()
         try:
-            offsets = admin.list_group_offsets(group).get(group, {})
+            offsets = group_offsets(admin, group)
         finally:
             admin.close()
         result: dict[int, int | None] = {p: None for p in self.end_offsets(topic)}
-        for tp, meta in offsets.items():
-            if tp.topic == topic:
-                result[tp.partition] = meta.offset if meta.offset >= 0 else None
+        result.update({p: o for (t, p), o in offsets.items() if t == topic})
         return result
 
     def read_all(self, topic: str, timeout_s: float = 20.0) -> list[tuple[bytes | None, bytes]]:
@@ -197,6 +195,12 @@ class Broker:
             return out
         finally:
             consumer.close()
+
+
+def group_offsets(admin: KafkaAdminClient, group: str) -> dict[tuple[str, int], int]:
+    """Committed offsets of ``group`` per (topic, partition), through an open admin client."""
+    offsets = admin.list_group_offsets(group).get(group, {})
+    return {(tp.topic, tp.partition): meta.offset for tp, meta in offsets.items() if meta.offset >= 0}
 
 
 def sample_shapes() -> list[dict[str, Any]]:
