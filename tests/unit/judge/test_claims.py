@@ -1,0 +1,62 @@
+"""Rule-based claim splitting, driven by the case file tests/data/local_judge/claims.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from monitor.judge.claims import detect_language, fold, split_claims, split_sentences
+
+CASES: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parents[2] / "data" / "local_judge" / "claims.yaml").read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_split_claims_matches_case_file(case: dict[str, Any]) -> None:
+    """Each answer in the case file splits into exactly the listed claims, in order."""
+    assert [c.text for c in split_claims(case["text"])] == case["claims"]
+
+
+def test_cookie_answer_gives_seven_claims_in_both_languages() -> None:
+    """Seed 002: "includes A, B and C" is three claims; the cookie answer is seven in zh and in en."""
+    zh = "它们通常包括面粉、糖、黄油、鸡蛋和巧克力豆。有些配方还会用香草精或小苏打。"
+    en = "They typically include flour, sugar, butter, eggs, and chocolate chips. Some recipes also use vanilla extract or baking soda."
+    assert len(split_claims(zh)) == 7
+    assert len(split_claims(en)) == 7
+
+
+def test_claim_keeps_its_source_sentence() -> None:
+    """Every claim remembers the sentence it was cut from."""
+    claims = split_claims("Paris is the capital of France, and its population is about 9 million. It rains.")
+    assert claims[1].sentence == "Paris is the capital of France, and its population is about 9 million."
+    assert claims[2].sentence == "It rains."
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("法国的首都是巴黎。", "zh"),
+        ("پاریس پایتخت فرانسه است.", "fa"),
+        ("Bạn được đổi trả trong 7 ngày.", "vi"),
+        ("Ban duoc doi tra trong 7 ngay va khong mat phi.", "vi"),
+        ("Paris is the capital of France.", "en"),
+    ],
+)
+def test_detect_language_from_script_and_plain_words(text: str, language: str) -> None:
+    """The script decides zh/fa, diacritics or common plain words decide vi, otherwise en."""
+    assert detect_language(text) == language
+
+
+def test_fold_removes_vietnamese_diacritics_and_unifies_persian_letters() -> None:
+    """Folding makes "tài liệu không nói" equal to "tai lieu khong noi" and Arabic yeh equal to Persian yeh."""
+    assert fold("Tài liệu KHÔNG nói, đổi trả") == "tai lieu khong noi, doi tra"
+    assert fold("علي") == fold("علی")
+
+
+def test_split_sentences_ignores_empty_and_punctuation_only_pieces() -> None:
+    """Line breaks and stray punctuation do not produce empty sentences."""
+    assert split_sentences("One.\n\n...\nTwo!") == ["One.", "Two!"]
