@@ -19,7 +19,15 @@ from importlib.abc import Traversable
 from typing import Annotated, Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from monitor.exceptions import ConfigError
 from monitor.numeric.text import fold, nfc
@@ -51,6 +59,36 @@ class MultiplierModel(_Strict):
     unit: UnitId | None = None
 
 
+class IgnoreModel(_Strict):
+    """Where a candidate is not a quantity (a date, a weekday); every condition given must hold.
+
+    ``before``: words one of which ends just before the candidate (spaces between allowed);
+    ``after``: regex that must match just after it; ``text``: regex for the whole candidate;
+    ``units``: the rule only applies to these units. Case is ignored throughout.
+    """
+
+    before: list[Form] = []
+    after: Form | None = None
+    text: Form | None = None
+    units: list[UnitId] = []
+
+    @field_validator("after", "text")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regex {pattern!r}: {exc}") from exc
+        return pattern
+
+    @model_validator(mode="after")
+    def _has_condition(self) -> IgnoreModel:
+        if not self.before and self.after is None and self.text is None:
+            raise ValueError("needs at least one of before, after, text")
+        return self
+
+
 class PackModel(_Strict):
     """One rule pack file, as written."""
 
@@ -60,17 +98,7 @@ class PackModel(_Strict):
     prefix_units: dict[UnitId, list[Word]] = {}
     multipliers: dict[Word, MultiplierModel] = {}
     number_words: dict[Word, Annotated[Decimal, Field(ge=0)]] = {}
-    ignore: list[Form] = []
-
-    @field_validator("ignore")
-    @classmethod
-    def _compiles(cls, patterns: list[str]) -> list[str]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regex {pattern!r}: {exc}") from exc
-        return patterns
+    ignore: list[IgnoreModel] = []
 
 
 def key(form: str) -> str:
@@ -148,6 +176,11 @@ def _check_units(pack: Pack, catalog: frozenset[str]) -> None:
     named = [(f"units.{unit}", unit) for unit in model.units]
     named += [(f"prefix_units.{unit}", unit) for unit in model.prefix_units]
     named += [(f"multipliers.{word}.unit", m.unit) for word, m in model.multipliers.items() if m.unit]
+    named += [
+        (f"ignore.{index}.units", unit) for index, rule in enumerate(model.ignore) for unit in rule.units
+    ]
     for field, unit in named:
         if unit not in catalog:
-            raise ConfigError(f"{pack.source}: field {field}: unknown unit {unit!r} (not in common/units.yaml)")
+            raise ConfigError(
+                f"{pack.source}: field {field}: unknown unit {unit!r} (not in common/units.yaml)"
+            )

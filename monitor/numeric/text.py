@@ -64,6 +64,8 @@ def parse_number(digits: str) -> Decimal:
     A separator followed by exactly three digits groups thousands unless the other separator
     already appeared or the integer part is "0"; otherwise it marks the decimals.
     """
+    if digits.isdigit():
+        return Decimal(digits)
     compact = digits.replace(" ", "")
     last = max(compact.rfind("."), compact.rfind(","))
     if last < 0:
@@ -74,7 +76,7 @@ def parse_number(digits: str) -> Decimal:
     try:
         if grouped:
             return Decimal(head.replace(compact[last], "") + tail)
-        return Decimal(head.replace(".", "").replace(",", "") + "." + tail)
+        return canonical(Decimal(head.replace(".", "").replace(",", "") + "." + tail))
     except InvalidOperation as exc:
         raise ValueError(f"not a number: {digits!r}") from exc
 

@@ -1,0 +1,234 @@
+"""Merge rule packs into one lexicon: lookup tables, precompiled scanners and ignore rules.
+
+Speed matters (every trace, every chunk), so the scanners are built for CPython's ``re``: every
+top-level alternative starts with a literal character, which lets ``re`` skip ahead with a
+character-set search, and forms are emitted as tries (shared prefixes, longest form first).
+The fast scanner only starts at digits and currency signs; the full one also at number words
+("bảy", "seven", "七") and spelled currency prefixes ("USD 30"), which costs about three times more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from monitor.exceptions import ConfigError
+from monitor.numeric.packs import IgnoreModel, Pack, key
+
+# Digits: 1-3 digits then thousands groups (".", "," or space), or a plain run; then optional decimals.
+_DIGITS_REST = r"(?:[0-9]{0,2}(?:[., ][0-9]{3})+(?![0-9])|[0-9]*)(?:[.,][0-9]+)?"
+_NOT_BEFORE_DIGITS = r"[A-Za-z0-9.,]"  # "c07", "v1.5" and the middle of a number do not start one
+_SEP = r"(?:\s*-\s*|\s*)"  # "30 ngày", "30ngày", "30-day"
+
+
+@dataclass(slots=True)
+class _Node:
+    children: dict[str, _Node] = field(default_factory=dict)
+    tail: str | None = None
+
+
+def trie_pattern(entries: Mapping[str, str]) -> str:
+    """Regex for any literal in ``entries`` (literal -> regex appended after it), longest match first."""
+    root = _Node()
+    for literal, tail in entries.items():
+        node = root
+        for char in literal:
+            node = node.children.setdefault(char, _Node())
+        node.tail = tail
+    return _emit(root) or r"(?!)"
+
+
+def _emit(node: _Node) -> str:
+    alternatives = [
+        (r"\s+" if char == " " else re.escape(char)) + _emit(child) for char, child in node.children.items()
+    ]
+    if node.tail is not None:
+        alternatives.append(node.tail)  # ending here comes last: longer forms win
+    if len(alternatives) == 1:
+        return alternatives[0]
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def _case_variants(form: str) -> set[str]:
+    return {form, form.upper(), form[:1].upper() + form[1:]}
+
+
+def _after(form: str, boundary: str | None) -> str:
+    """Tail for a unit or multiplier form: it may not run into a following letter in spaced scripts."""
+    return f"(?!{boundary})" if boundary and form[-1].isalpha() else ""
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreRule:
+    """A compiled ``ignore`` entry of a pack (see IgnoreModel); cheap: no regex search per candidate."""
+
+    before: tuple[str, ...]  # words in lower, upper and capitalized case
+    bounded: frozenset[str]  # the words that may not follow a letter ("thứ" but not "第")
+    after: re.Pattern[str] | None = None
+    text: re.Pattern[str] | None = None
+    units: frozenset[str] = frozenset()
+
+    @classmethod
+    def compile(cls, model: IgnoreModel, pack: Pack) -> IgnoreRule:
+        """Compile the entry once: case variants of the ``before`` words, case-insensitive regexes."""
+        before = tuple(sorted({variant for word in model.before for variant in _case_variants(key(word))}))
+        return cls(
+            before,
+            frozenset(before) if pack.model.word_boundaries else frozenset(),
+            re.compile(model.after, re.IGNORECASE) if model.after else None,
+            re.compile(model.text, re.IGNORECASE) if model.text else None,
+            frozenset(model.units),
+        )
+
+    @property
+    def before_only(self) -> bool:
+        """True when the rule is only a list of ``before`` words, so it can merge with others."""
+        return self.after is None and self.text is None
+
+    def covers(self, text: str, start: int, end: int) -> bool:
+        """Tell whether every condition of the rule holds for the candidate ``text[start:end]``."""
+        if self.text is not None and self.text.fullmatch(text, start, end) is None:
+            return False
+        if self.after is not None and self.after.match(text, end) is None:
+            return False
+        return not self.before or self._follows_word(text, start)
+
+    def _follows_word(self, text: str, start: int) -> bool:
+        """Tell whether one of the ``before`` words ends just before ``start`` (spaces allowed)."""
+        while start and text[start - 1].isspace():
+            start -= 1
+        if not text.endswith(self.before, 0, start):
+            return False
+        for word in self.before:
+            begin = start - len(word)
+            if text.startswith(word, begin, start):
+                if not (word in self.bounded and begin and text[begin - 1].isalpha()):
+                    return True
+        return False
+
+
+def _merge(rules: Sequence[IgnoreRule]) -> list[IgnoreRule]:
+    """Merge the rules that are only ``before`` words into one, so a candidate costs one check."""
+    words = [rule for rule in rules if rule.before_only]
+    merged = [rule for rule in rules if not rule.before_only]
+    if words:
+        before = tuple(sorted({word for rule in words for word in rule.before}))
+        merged.insert(0, IgnoreRule(before, frozenset().union(*(rule.bounded for rule in words))))
+    return merged
+
+
+class _IgnoreIndex:
+    """Ignore rules grouped by the unit they apply to, so most candidates meet one rule or none."""
+
+    def __init__(self, rules: Iterable[IgnoreRule], units: Iterable[str]) -> None:
+        rules = tuple(rules)
+        self._by_unit = {
+            unit: tuple(_merge([rule for rule in rules if not rule.units or unit in rule.units]))
+            for unit in units
+        }
+
+    def covers(self, text: str, start: int, end: int, unit: str) -> bool:
+        """Tell whether some rule for ``unit`` covers the candidate ``text[start:end]``."""
+        for rule in self._by_unit.get(unit, ()):
+            if rule.covers(text, start, end):
+                return True
+        return False
+
+
+@dataclass(slots=True)
+class _Claims:
+    """Form -> meaning tables, refusing a form that two packs give different meanings."""
+
+    meanings: dict[tuple[str, str], object] = field(default_factory=dict)
+    origins: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def claim(self, table: str, form: str, meaning: object, pack: Pack, field_name: str) -> None:
+        """Record ``form`` -> ``meaning`` in ``table``; a different earlier meaning is a ConfigError."""
+        previous = self.meanings.setdefault((table, form), meaning)
+        if previous != meaning:
+            origin = self.origins[(table, form)]
+            raise ConfigError(
+                f"{pack.source}: field {field_name}: {form!r} means {meaning}, but {origin} says {previous}"
+            )
+        self.origins.setdefault((table, form), f"{pack.source} ({field_name})")
+
+
+class Lexicon:
+    """Every pack merged: written form -> meaning tables, the compiled scanners, the ignore rules."""
+
+    def __init__(self, packs: Iterable[Pack]) -> None:
+        self.units: dict[str, str] = {}
+        self.prefixes: dict[str, str] = {}
+        self.multipliers: dict[str, tuple[Decimal, str | None]] = {}
+        self.words: dict[str, Decimal] = {}
+        self._unit_forms: dict[str, str] = {}
+        self._mult_forms: dict[str, str] = {}
+        self._prefix_heads: dict[str, str] = {}
+        self._word_heads: dict[str, str] = {}
+        claims = _Claims()
+        rules: list[IgnoreRule] = []
+        for pack in packs:
+            self._add(pack, claims)
+            rules.extend(IgnoreRule.compile(model, pack) for model in pack.model.ignore)
+        self.fast_scanner = re.compile(self._scanner_pattern(fast=True))
+        self.scanner = re.compile(self._scanner_pattern(fast=False))
+        self.prefix_split = re.compile(rf"(?i:{trie_pattern(dict.fromkeys(self.prefixes, ''))})\s*")
+        self.multiplier_words = re.compile(f"(?i:{trie_pattern(self._mult_forms)})")
+        known = {
+            *self.units.values(),
+            *self.prefixes.values(),
+            *(u for _, u in self.multipliers.values() if u),
+        }
+        self._ignore = _IgnoreIndex(rules, known)
+
+    def unit_of(self, written: str) -> str:
+        """Return the canonical unit of a unit form as matched by a scanner."""
+        return self.units.get(written) or self.units[key(written)]
+
+    def ignored(self, text: str, start: int, end: int, unit: str) -> bool:
+        """Tell whether an ignore rule (a date, a weekday) covers the candidate ``text[start:end]``."""
+        return self._ignore.covers(text, start, end, unit)
+
+    def _scanner_pattern(self, *, fast: bool) -> str:
+        heads = {str(digit): f"(?<!{_NOT_BEFORE_DIGITS}.){_DIGITS_REST}" for digit in range(10)}
+        number = (
+            f"[0-9]{_DIGITS_REST}" if fast else f"(?:[0-9]{_DIGITS_REST}|{trie_pattern(self._word_heads)})"
+        )
+        for form, tail in self._prefix_heads.items():
+            if not (fast and form[0].isalpha()):
+                heads[form] = rf"{tail}\s*{number}"
+        if not fast:
+            heads.update(self._word_heads)
+        mult = f"(?i:{trie_pattern(self._mult_forms)})"
+        unit = f"(?i:{trie_pattern(self._unit_forms)})"
+        return f"{trie_pattern(heads)}(?P<mult>(?:{_SEP}{mult})*)(?:{_SEP}(?P<unit>{unit}))?"
+
+    def _add(self, pack: Pack, claims: _Claims) -> None:
+        model = pack.model
+        for unit, forms in model.units.items():
+            for form in map(key, forms):
+                claims.claim("unit", form, unit, pack, f"units.{unit}")
+                self.units[form] = unit
+                self._unit_forms[form] = _after(form, pack.letter_class)
+        for unit, forms in model.prefix_units.items():
+            for form in map(key, forms):
+                claims.claim("head", form, f"prefix {unit}", pack, f"prefix_units.{unit}")
+                self.prefixes[form] = unit
+                _add_head(self._prefix_heads, form, pack.letter_class, "")
+        for word, mult in model.multipliers.items():
+            claims.claim("multiplier", key(word), (mult.value, mult.unit), pack, f"multipliers.{word}")
+            self.multipliers[key(word)] = (mult.value, mult.unit)
+            self._mult_forms[key(word)] = _after(key(word), pack.letter_class)
+        for word, value in model.number_words.items():
+            claims.claim("head", key(word), f"number {value}", pack, f"number_words.{word}")
+            self.words[key(word)] = value
+            _add_head(self._word_heads, key(word), pack.word_class, f"(?!{pack.word_class})")
+
+
+def _add_head(heads: dict[str, str], form: str, boundary: str | None, tail: str) -> None:
+    """Add ``form`` in lower, upper and capitalized case, each refusing a letter just before it."""
+    for variant in _case_variants(form):
+        before = f"(?<!{boundary}.{{{len(variant)}}})" if boundary and variant[0].isalpha() else ""
+        heads[variant] = before + tail

@@ -1,0 +1,159 @@
+"""The numeric rules: extract number+unit quantities and compare answer, context and reference."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from decimal import Decimal
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from monitor.numeric.lexicon import Lexicon
+from monitor.numeric.model import Conflict, NumericReport, Quantity, ReferenceReport
+from monitor.numeric.packs import Pack, key, load_packs
+from monitor.numeric.text import canonical, fold, nfc, parse_number
+
+DEFAULT_CONTEXT_CACHE = 4096  # distinct chunk texts remembered: the same policy chunks recur across traces
+
+_Amount = tuple[Decimal, str]  # (value, canonical unit): what equality of quantities means
+_Hit = tuple[int, int, Decimal, str]  # (start, end, value, unit) in the scanned text
+_AMOUNT_MEMO = 65536  # matched texts whose amount is remembered (a match's amount depends on its text only)
+_UNREAD: _Amount = (Decimal(0), "")  # sentinel: not in the memo yet
+
+
+class NumericRules:
+    """Number+unit extraction with every loaded pack at once, and the checks built on it.
+
+    Build once (``NumericRules.load()``) and share: it holds compiled, read-only state and a
+    thread-safe cache, so one instance serves every trace and thread. Answers mix languages, so
+    all packs always apply.
+    """
+
+    def __init__(self, packs: Sequence[Pack], *, context_cache: int = DEFAULT_CONTEXT_CACHE) -> None:
+        self._lexicon = Lexicon(packs)
+        self.languages = tuple(pack.model.language for pack in packs)
+        self._context_amounts = functools.lru_cache(maxsize=context_cache)(self._fast_amounts)
+        self._amounts: dict[str, _Amount | None] = {}  # matched text -> amount; the same "7 ngày" recurs
+
+    @classmethod
+    def load(
+        cls, directory: Path | None = None, *, context_cache: int = DEFAULT_CONTEXT_CACHE
+    ) -> NumericRules:
+        """Load the packs in ``directory`` (None: the packaged rules/numeric); ConfigError if one is bad."""
+        root: Traversable = directory if directory is not None else files("monitor") / "rules" / "numeric"
+        _, packs = load_packs(root)
+        return cls(packs, context_cache=context_cache)
+
+    def extract(self, text: str) -> list[Quantity]:
+        """Return the quantities written in ``text``, in order; bare numbers (years, phones) are skipped."""
+        surface = nfc(text)
+        return [
+            Quantity(value, unit, surface[start:end])
+            for start, end, value, unit in self._hits(fold(surface), self._lexicon.scanner)
+        ]
+
+    def check(self, answer: str, contexts: Sequence[str]) -> NumericReport:
+        """Reference-free check: answer quantities found in no chunk, and chunks that disagree.
+
+        Chunks are read with the fast scanner (digits and currency signs, cached per chunk text);
+        only when an answer quantity is not found that way are they read in full (number words too).
+        """
+        said = _unique(self.extract(answer))
+        per_chunk = [self._context_amounts(context) for context in contexts]
+        supported: frozenset[_Amount] = frozenset().union(*per_chunk)
+        unsupported = [quantity for quantity in said if (quantity.value, quantity.unit) not in supported]
+        if unsupported:
+            full = {
+                (quantity.value, quantity.unit) for context in contexts for quantity in self.extract(context)
+            }
+            unsupported = [
+                quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
+            ]
+        return NumericReport(tuple(unsupported), _conflicts(per_chunk, {quantity.unit for quantity in said}))
+
+    def check_reference(
+        self, answer: str, expected_answer: str, expected_sources: Sequence[str]
+    ) -> ReferenceReport:
+        """Golden check (seed 000 section 5): expected numbers the answer lacks, answer numbers off-source."""
+        said = _unique(self.extract(answer))
+        sources: set[Quantity] = set().union(*(self.extract(source) for source in expected_sources))
+        missing = tuple(
+            quantity for quantity in _unique(self.extract(expected_answer)) if quantity not in said
+        )
+        return ReferenceReport(missing, tuple(quantity for quantity in said if quantity not in sources))
+
+    def _fast_amounts(self, context: str) -> frozenset[_Amount]:
+        """Amounts written with digits or currency signs in one chunk (the cached, hot path)."""
+        return frozenset(
+            (value, unit) for _, _, value, unit in self._hits(fold(nfc(context)), self._lexicon.fast_scanner)
+        )
+
+    def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
+        """Yield the quantities a scanner finds in normalized ``text``, dates and weekdays left out."""
+        ignored, memo = self._lexicon.ignored, self._amounts
+        for match in scanner.finditer(text):
+            written = match.group()
+            amount = memo.get(written, _UNREAD)
+            if amount is _UNREAD:
+                amount = self._amount(match)
+                if len(memo) < _AMOUNT_MEMO:
+                    memo[written] = amount
+            if amount is not None and not ignored(text, match.start(), match.end(), amount[1]):
+                yield match.start(), match.end(), amount[0], amount[1]
+
+    def _amount(self, match: re.Match[str]) -> _Amount | None:
+        """Read value and canonical unit from a scanner match; None for a bare number."""
+        unit_text, mult_text = match.group("unit", "mult")
+        head = match.string[match.start() : match.start("mult")]
+        if (
+            unit_text is None
+            and not mult_text
+            and (head[0].isdigit() or head.casefold() in self._lexicon.words)
+        ):
+            return None  # only a written unit, scale word or currency sign makes a number a quantity
+        prefix_unit, value = self._head(head)
+        default_unit = None
+        if mult_text:
+            for word in self._lexicon.multiplier_words.findall(mult_text):
+                scale, scale_unit = self._lexicon.multipliers[word.casefold()]
+                value = canonical(value * scale)
+                default_unit = default_unit or scale_unit
+        unit = prefix_unit or (self._lexicon.unit_of(unit_text) if unit_text else default_unit)
+        return None if unit is None else (value, unit)
+
+    def _head(self, head: str) -> tuple[str | None, Decimal]:
+        """Split a match's head into (currency written before the number, number value)."""
+        if head[0].isdigit():
+            return None, parse_number(head)
+        word = self._lexicon.words.get(head.casefold())
+        if word is not None:
+            return None, word
+        prefix = self._lexicon.prefix_split.match(head)
+        assert prefix is not None  # noqa: S101 - the scanner's other heads are prefix forms
+        number = head[prefix.end() :]
+        word = self._lexicon.words.get(number.casefold())
+        return self._lexicon.prefixes[key(prefix.group())], word if word is not None else parse_number(number)
+
+
+def _unique(quantities: Iterable[Quantity]) -> tuple[Quantity, ...]:
+    """Drop repeats of the same amount and unit, keeping the first writing."""
+    return tuple(dict.fromkeys(quantities))
+
+
+def _conflicts(per_chunk: Sequence[frozenset[_Amount]], units: set[str]) -> tuple[Conflict, ...]:
+    """Units the answer uses for which two chunks state different values (seed 000: L2 30 vs L1 7 days)."""
+    values: dict[str, set[Decimal]] = {}
+    chunks: dict[str, int] = {}
+    for amounts in per_chunk:
+        for unit in {unit for _, unit in amounts} & units:
+            chunks[unit] = chunks.get(unit, 0) + 1
+        for value, unit in amounts:
+            if unit in units:
+                values.setdefault(unit, set()).add(value)
+    return tuple(
+        Conflict(unit, tuple(sorted(found)))
+        for unit, found in sorted(values.items())
+        if len(found) > 1 and chunks[unit] > 1
+    )
