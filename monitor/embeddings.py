@@ -21,6 +21,7 @@ from monitor.exceptions import ConfigError, RagmonError
 Vectors = npt.NDArray[np.float32]
 Kind = Literal["query", "passage"]
 DEFAULT_CACHE_SIZE = 4096
+E5_DIM = 384
 
 
 class EmbeddingError(RagmonError):
@@ -53,18 +54,16 @@ class LocalE5Embedder:
         self._cache_size = cache_size
 
     def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        if not texts:
+            return np.zeros((0, E5_DIM), np.float32)
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._cache]
+            rows = {t: self._cache[(kind, t)] for t in texts if (kind, t) in self._cache}
+            missing = [t for t in dict.fromkeys(texts) if t not in rows]
             if missing:
-                rows = self._encode(missing, kind)
-                for text, row in zip(missing, rows, strict=True):
-                    self._remember((kind, text), row)
-            out = (
-                np.stack([self._cache[(kind, t)] for t in texts]) if texts else np.zeros((0, 384), np.float32)
-            )
-            for t in texts:
-                self._cache.move_to_end((kind, t))
-            return out
+                rows.update(zip(missing, self._encode(missing, kind), strict=True))
+            for text, row in rows.items():
+                self._remember((kind, text), row)
+            return np.stack([rows[t] for t in texts])
 
     def _encode(self, texts: list[str], kind: Kind) -> Vectors:
         if self._model is None:
@@ -78,6 +77,7 @@ class LocalE5Embedder:
 
     def _remember(self, key: tuple[Kind, str], row: Vectors) -> None:
         self._cache[key] = row
+        self._cache.move_to_end(key)
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
 
