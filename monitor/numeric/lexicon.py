@@ -31,13 +31,15 @@ class _Node:
 
 def trie_pattern(entries: Mapping[str, str]) -> str:
     """Regex for any literal in ``entries`` (literal -> regex appended after it), longest match first."""
+    if not entries:
+        return r"(?!)"
     root = _Node()
     for literal, tail in entries.items():
         node = root
         for char in literal:
             node = node.children.setdefault(char, _Node())
         node.tail = tail
-    return _emit(root) or r"(?!)"
+    return _emit(root)
 
 
 def _emit(node: _Node) -> str:

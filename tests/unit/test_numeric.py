@@ -1,0 +1,270 @@
+"""Numeric rules: rule-pack cases as data, seed 000's table, reference-free checks, pack errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from monitor.exceptions import ConfigError
+from monitor.numeric import FLAG_REASONS, NumericRules, Quantity
+from monitor.numeric.text import parse_number
+
+ROOT = Path(__file__).parents[2]
+CASES = ROOT / "tests" / "data" / "numeric"
+BANHANG = ROOT / "tests" / "data" / "banhang"
+RULES = ROOT / "rules" / "numeric"
+PACK_CASES = sorted(path for path in CASES.glob("*.yaml") if path.stem not in ("numbers", "seed000"))
+GOLDEN = {entry["id"]: entry for entry in json.loads((BANHANG / "golden.json").read_text(encoding="utf-8"))}
+POLICY = json.loads((BANHANG / "policy.json").read_text(encoding="utf-8"))
+SEED_ROWS = yaml.safe_load((CASES / "seed000.yaml").read_text(encoding="utf-8"))
+
+
+def _params(section: str) -> list[Any]:
+    """One pytest param per case of ``section`` in every pack case file, named file-index."""
+    params = []
+    for path in PACK_CASES:
+        cases = yaml.safe_load(path.read_text(encoding="utf-8")).get(section, [])
+        params += [pytest.param(case, id=f"{path.stem}-{index}") for index, case in enumerate(cases)]
+    return params
+
+
+def _amounts(quantities: list[Quantity]) -> list[tuple[Decimal, str]]:
+    return [(quantity.value, quantity.unit) for quantity in quantities]
+
+
+def _chunk_text(config: str, chunk_id: str) -> str:
+    """A chunk's text: the policy sections it holds, joined (seed 000's chunk-200 and chunk-800)."""
+    return " ".join(POLICY["sections"][section] for section in POLICY["chunkings"][config][chunk_id])
+
+
+def _top5(question: str, config: str) -> list[str]:
+    return [_chunk_text(config, chunk_id) for chunk_id in POLICY["seed_top5"][config][question]]
+
+
+@pytest.fixture(scope="module")
+def rules() -> NumericRules:
+    """The packaged rule packs, loaded once for the module."""
+    return NumericRules.load()
+
+
+@pytest.mark.parametrize("case", _params("extract"))
+def test_extract_cases(rules: NumericRules, case: dict[str, Any]) -> None:
+    """Each case text yields exactly the listed quantities, in order."""
+    expected = [(Decimal(value), unit) for value, unit in case["quantities"]]
+    assert _amounts(rules.extract(case["text"])) == expected
+
+
+@pytest.mark.parametrize("group", _params("same"))
+def test_writings_of_one_quantity_compare_equal(rules: NumericRules, group: list[str]) -> None:
+    """Every writing in a `same` group reads as one quantity, equal to the others."""
+    read = [rules.extract(text) for text in group]
+    assert all(len(quantities) == 1 for quantities in read), read
+    assert len({quantities[0] for quantities in read}) == 1, read
+
+
+@pytest.mark.parametrize("group", _params("different"))
+def test_different_quantities_never_compare_equal(rules: NumericRules, group: list[str]) -> None:
+    """Writings in a `different` group each read as one quantity, all distinct."""
+    read = [rules.extract(text) for text in group]
+    assert all(len(quantities) == 1 for quantities in read), read
+    assert len({quantities[0] for quantities in read}) == len(group), read
+
+
+@pytest.mark.parametrize(
+    ("written", "value"), yaml.safe_load((CASES / "numbers.yaml").read_text(encoding="utf-8"))
+)
+def test_parse_number(written: str, value: str) -> None:
+    """Thousands separators, decimal commas and points parse to the listed value."""
+    assert parse_number(written) == Decimal(value)
+
+
+@pytest.mark.parametrize("row", SEED_ROWS, ids=[f"{row['id']}-{row['config']}" for row in SEED_ROWS])
+def test_seed_000_reference_table(rules: NumericRules, row: dict[str, Any]) -> None:
+    """check_reference reproduces seed 000's table: missing and out-of-source numbers per answer."""
+    golden = GOLDEN[row["id"]]
+    sources = [POLICY["sections"][section] for section in golden["muc_ky_vong"]]
+    report = rules.check_reference(row["answer"], golden["tra_loi_ky_vong"], sources)
+    assert [quantity.text for quantity in report.missing] == row["missing"]
+    assert [quantity.text for quantity in report.out_of_source] == row["out_of_source"]
+    assert report.passed is (not row["missing"] and not row["out_of_source"])
+
+
+@pytest.mark.parametrize("row", SEED_ROWS, ids=[f"{row['id']}-{row['config']}" for row in SEED_ROWS])
+def test_seed_000_reference_free(rules: NumericRules, row: dict[str, Any]) -> None:
+    """check against the configuration's top-5 chunks flags only numbers no chunk states."""
+    report = rules.check(row["answer"], _top5(row["id"], row["config"]))
+    assert [quantity.text for quantity in report.unsupported] == row["unsupported"]
+
+
+def test_seed_000_q01_context_conflict(rules: NumericRules) -> None:
+    """q01 on chunk-800: L2's 30 days and L1's 7 days are a conflict on `day`."""
+    report = rules.check("Bạn có 30 ngày để đổi trả áo.", _top5("q01", "chunk-800"))
+    conflicts = {conflict.unit: conflict.values for conflict in report.conflicting_context}
+    assert {Decimal(7), Decimal(30)} <= set(conflicts["day"])
+    assert list(conflicts["day"]) == sorted(conflicts["day"])
+
+
+def test_conflict_needs_two_chunks_and_an_answer_unit(rules: NumericRules) -> None:
+    """Values differing inside one chunk, or on a unit the answer never states, are no conflict."""
+    one_chunk = ["Nội thành 2 ngày, ngoại thành 4 ngày."]
+    assert rules.check("Giao trong 2 ngày.", one_chunk).conflicting_context == ()
+    two_chunks = ["Đổi trả trong 7 ngày.", "Thành viên Plus: 30 ngày."]
+    assert rules.check("Phí 30.000 đồng.", two_chunks).conflicting_context == ()
+    report = rules.check("Đổi trả trong 7 ngày.", two_chunks)
+    assert [(conflict.unit, conflict.values) for conflict in report.conflicting_context] == [
+        ("day", (Decimal(7), Decimal(30)))
+    ]
+
+
+@pytest.mark.parametrize("answer", ["Phí 30k.", "Phí 30.000đ.", "Đơn từ 300.000đ miễn phí.", "Phí 30 nghìn."])
+def test_correct_money_shorthand_is_supported(rules: NumericRules, answer: str) -> None:
+    """Answers writing the context's amounts as 30k or 30.000đ are not flagged."""
+    contexts = [POLICY["sections"]["DT-5"], POLICY["sections"]["VC-2"]]
+    assert rules.check(answer, contexts).unsupported == ()
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("Phí vận chuyển 45.000đ.", "45.000đ"),
+        ("Phí vận chuyển 300.000 đồng.", "300.000 đồng"),
+        ("Tiền về trong 5 ngày.", "5 ngày"),
+        ("Đổi trả trong 10 ngày.", "10 ngày"),
+    ],
+)
+def test_fabricated_or_dropped_qualifier_is_unsupported(
+    rules: NumericRules, answer: str, flagged: str
+) -> None:
+    """Numbers no chunk states, and "5 ngày" for "5 ngày làm việc", are flagged."""
+    contexts = [POLICY["sections"]["DT-4"], POLICY["sections"]["DT-5"]]
+    assert [quantity.text for quantity in rules.check(answer, contexts).unsupported] == [flagged]
+
+
+def test_number_words_in_context_support_digits(rules: NumericRules) -> None:
+    """A chunk writing "bảy ngày" supports an answer's "7 ngày" (the full re-read after the fast pass)."""
+    assert rules.check("Trong 7 ngày.", ["Đổi trả trong bảy ngày."]).unsupported == ()
+    assert rules.check("Within 7 days.", ["Returns within seven days."]).unsupported == ()
+
+
+def test_repeated_answer_quantity_reported_once(rules: NumericRules) -> None:
+    """An unsupported amount written twice, in two forms, is one finding with its first writing."""
+    report = rules.check("Phí 45k, tức 45.000 đồng.", ["Phí 30.000 đồng."])
+    assert [quantity.text for quantity in report.unsupported] == ["45k"]
+
+
+def test_cache_does_not_change_results(rules: NumericRules) -> None:
+    """With the per-chunk cache off, check gives the same report."""
+    uncached = NumericRules.load(context_cache=0)
+    for row in SEED_ROWS:
+        contexts = _top5(row["id"], row["config"])
+        assert uncached.check(row["answer"], contexts) == rules.check(row["answer"], contexts)
+
+
+def test_report_dicts_are_json_ready(rules: NumericRules) -> None:
+    """as_dict gives the result record's lists of {text, value, unit}, serializable as JSON."""
+    report = rules.check("Tiền về trong 5 ngày, phí 1,5 triệu.", _top5("q01", "chunk-800"))
+    record = json.loads(json.dumps(report.as_dict()))
+    assert record["unsupported"] == [
+        {"text": "5 ngày", "value": 5, "unit": "day"},
+        {"text": "1,5 triệu", "value": 1500000, "unit": "VND"},
+    ]
+    assert {conflict["unit"] for conflict in record["conflicting_context"]} == {"day", "VND"}
+    reference = rules.check_reference("Có 2,5 ngày.", "Trong 7 ngày.", ["7 ngày"])
+    assert json.loads(json.dumps(reference.as_dict())) == {
+        "missing": [{"text": "7 ngày", "value": 7, "unit": "day"}],
+        "out_of_source": [{"text": "2,5 ngày", "value": 2.5, "unit": "day"}],
+    }
+
+
+def test_findings_carry_kind_and_canonical_unit(rules: NumericRules) -> None:
+    """findings yield (kind, unit) pairs for the metric; each flag kind maps to a flag reason."""
+    report = rules.check("Phí 45k trong 30 ngày.", ["Phí 30.000 đồng, 7 ngày.", "Plus: 30 ngày."])
+    assert list(report.findings) == [("unsupported", "VND"), ("conflicting_context", "day")]
+    reference = rules.check_reference("Trong 5 ngày.", "Trong 5 ngày làm việc.", ["5 ngày làm việc"])
+    assert list(reference.findings) == [("missing", "business_day"), ("out_of_source", "day")]
+    assert {kind: FLAG_REASONS.get(kind) for kind, _ in [*report.findings, *reference.findings]} == {
+        "unsupported": "numeric_unsupported",
+        "conflicting_context": None,
+        "missing": "numeric_missing",
+        "out_of_source": "numeric_out_of_source",
+    }
+
+
+def test_quantity_equality_ignores_surface_text() -> None:
+    """Two quantities are equal, and hash alike, when value and canonical unit are equal."""
+    assert Quantity(Decimal("30000"), "VND", "30k") == Quantity(Decimal("30000.0"), "VND", "30.000 đồng")
+    assert len({Quantity(Decimal(30000), "VND", "30k"), Quantity(Decimal(30000), "VND", "30.000đ")}) == 1
+    assert Quantity(Decimal(5), "day") != Quantity(Decimal(5), "business_day")
+
+
+def test_surface_text_is_as_written(rules: NumericRules) -> None:
+    """A quantity's text is the writing in the input (Persian digits, ZWNJ and Arabic kaf kept)."""
+    assert [quantity.text for quantity in rules.extract("ظرف ۵ روز‌كاری و ۳۰٬۰۰۰ تومان")] == [
+        "۵ روز\u200cكاری",
+        "۳۰٬۰۰۰ تومان",
+    ]
+
+
+def _copy_rules(tmp_path: Path) -> Path:
+    target = tmp_path / "numeric"
+    shutil.copytree(RULES, target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("language: xx\nunits:\n  dya: [foo]\n", "field units.dya: unknown unit 'dya'"),
+        ("language: xx\nunitz: {}\n", "field unitz:"),
+        ("language: xx\nunits:\n  day: ['']\n", "field units.day.0:"),
+        ("language: xx\nignore:\n  - {after: '('}\n", "field ignore.0.after:"),
+        ("language: xx\nignore:\n  - {units: [day]}\n", "field ignore.0:"),
+        ("language: xx\nmultipliers:\n  foo: {value: 0}\n", "field multipliers.foo.value:"),
+        ("language: xx\nunits:\n  week: [ngày]\n", "field units.week: 'ngày' means week"),
+        ("language: [\n", "cannot read numeric rule pack"),
+        ("- just\n- a list\n", "(top level)"),
+    ],
+)
+def test_bad_pack_raises_config_error_naming_file_and_field(
+    tmp_path: Path, content: str, expected: str
+) -> None:
+    """A broken pack fails the load with a ConfigError naming the file and the field."""
+    directory = _copy_rules(tmp_path)
+    (directory / "xx.yaml").write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        NumericRules.load(directory)
+    assert "xx.yaml" in str(caught.value)
+    assert expected in str(caught.value)
+
+
+def test_missing_catalog_is_a_config_error(tmp_path: Path) -> None:
+    """Without common/units.yaml the load fails, naming that file."""
+    directory = _copy_rules(tmp_path)
+    (directory / "common" / "units.yaml").unlink()
+    with pytest.raises(ConfigError, match="units.yaml"):
+        NumericRules.load(directory)
+
+
+def test_new_language_is_data_only(tmp_path: Path) -> None:
+    """A new pack file (German here) is picked up with no code change; longest form wins there too."""
+    directory = tmp_path / "numeric"
+    (directory / "common").mkdir(parents=True)
+    shutil.copy(RULES / "common" / "units.yaml", directory / "common" / "units.yaml")
+    (directory / "de.yaml").write_text(
+        "language: de\nunits:\n  business_day: [Werktage]\n  day: [Tage, Tag]\n  EUR: [Euro]\n"
+        "number_words:\n  sieben: 7\n",
+        encoding="utf-8",
+    )
+    rules = NumericRules.load(directory)
+    assert rules.languages == ("de",)
+    assert _amounts(rules.extract("5 Werktage, sieben Tage, 30 Euro")) == [
+        (Decimal(5), "business_day"),
+        (Decimal(7), "day"),
+        (Decimal(30), "EUR"),
+    ]
