@@ -103,6 +103,11 @@ def _rules_dir(tmp: Path) -> Path:
     return rules
 
 
+def _ready(daemon: Daemon) -> bool:
+    daemon.assert_running()
+    return daemon.status("/readyz") == 200
+
+
 def _start_prometheus(tmp: Path, target_port: int) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     config = {
@@ -150,7 +155,7 @@ def stack(broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     daemon = start_daemon(args, free_port(), tmp / "ragmon.log", env=FAST_KAFKA_ENV, cwd=tmp)
     prometheus, api = _start_prometheus(tmp, daemon.port)
     try:
-        wait_until(lambda: daemon.assert_running() or daemon.status("/readyz") == 200, 60, "ragmon ready")
+        wait_until(lambda: _ready(daemon), 60, "ragmon ready")
         config = SimConfig(
             count=TRACES, seed=28, bad_deploy_at=BAD_DEPLOY_AT, invalid=0.02, late_feedback=0.05
         )

@@ -77,6 +77,10 @@ def _oncall_sections() -> dict[str, str]:
     return sections
 
 
+def _substitute(expr: str, values: dict[str, str]) -> str:
+    return VARIABLE.sub(lambda m: values[m.group(1) or m.group(2)], expr)
+
+
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
 
@@ -234,16 +238,16 @@ def test_overview_has_version_variables_and_random_apart_from_targeted() -> None
 )
 def test_every_panel_query_parses_as_promql(tmp_path: Path) -> None:
     """Each panel query, variables substituted, passes promtool's PromQL parser (as a recording rule)."""
-    rules = []
+    rules: list[dict[str, str]] = []
     for board in _dashboards():
-        values = {
+        values: dict[str, str] = {
             v["name"]: str(v.get("allValue") or v.get("current", {}).get("value", ""))
             for v in board["templating"]["list"]
         }
         values |= {"__rate_interval": "1m", "__interval": "15s", "__range": "1h"}
         for p in _panels(board):
             for t in p.get("targets", []):
-                expr = VARIABLE.sub(lambda m, v=values: v[m.group(1) or m.group(2)], t["expr"])
+                expr = _substitute(t["expr"], values)
                 rules.append({"record": f"panel:query:{len(rules)}", "expr": expr})
     (tmp_path / "panels.yml").write_text(yaml.safe_dump({"groups": [{"name": "panels", "rules": rules}]}))
     result = _run(["promtool", "check", "rules", str(tmp_path / "panels.yml")])
