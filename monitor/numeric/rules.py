@@ -35,6 +35,7 @@ class NumericRules:
         self._lexicon = Lexicon(packs)
         self.languages = tuple(pack.model.language for pack in packs)
         self._context_amounts = functools.lru_cache(maxsize=context_cache)(self._fast_amounts)
+        self._context_all_amounts = functools.lru_cache(maxsize=context_cache)(self._all_amounts)
         self._amounts: dict[str, _Amount | None] = {}  # matched text -> amount; the same "7 ngày" recurs
 
     @classmethod
@@ -65,9 +66,7 @@ class NumericRules:
         supported: frozenset[_Amount] = frozenset().union(*per_chunk)
         unsupported = [quantity for quantity in said if (quantity.value, quantity.unit) not in supported]
         if unsupported:
-            full = {
-                (quantity.value, quantity.unit) for context in contexts for quantity in self.extract(context)
-            }
+            full = frozenset().union(*(self._context_all_amounts(context) for context in contexts))
             unsupported = [
                 quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
             ]
@@ -88,6 +87,12 @@ class NumericRules:
         """Amounts written with digits or currency signs in one chunk (the cached, hot path)."""
         return frozenset(
             (value, unit) for _, _, value, unit in self._hits(fold(nfc(context)), self._lexicon.fast_scanner)
+        )
+
+    def _all_amounts(self, context: str) -> frozenset[_Amount]:
+        """Every amount in one chunk, number words included (read only when the fast pass falls short)."""
+        return frozenset(
+            (value, unit) for _, _, value, unit in self._hits(fold(nfc(context)), self._lexicon.scanner)
         )
 
     def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
