@@ -200,8 +200,8 @@ class Pipeline:
         judge_label = m.cap("judge", name)
         m.judge_requests.labels(judge_label, outcome).inc()
         m.judge_latency.labels(judge_label).observe(elapsed)
-        if self._circuit_open is not None:
-            m.judge_circuit_open.labels(judge_label).set(1 if self._circuit_open() else 0)
+        circuit_open = self._circuit_open is not None and self._circuit_open()
+        m.judge_circuit_open.labels(judge_label).set(1 if circuit_open else 0)  # a local judge has none
         self._stage["judge"].observe(elapsed)
         if ev.judge_error:
             log.warning("judge_failed", trace_id=ev.trace.trace_id, error=ev.judge_error)
