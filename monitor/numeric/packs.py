@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable
 from typing import Annotated, Any, TypeVar
 
 import yaml

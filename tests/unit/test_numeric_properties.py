@@ -79,7 +79,10 @@ def test_vnd_writings_compare_equal(n: int) -> None:
 def test_duration_writings_compare_equal(n: int, unit: str, digits: str, sep: str) -> None:
     """A duration reads the same in vi, en, fa and zh, in any digit script, with any grouping."""
     number = _in_digits(_grouped(n, sep) if sep else str(n), digits)
-    assert {_only(number + form) for form in DURATION_FORMS[unit]} == {Quantity(Decimal(n), unit)}
+    forms = DURATION_FORMS[unit]
+    if unit == "year" and 1900 <= n < 2100:
+        forms = forms[:-1]  # zh.yaml reads "2026年" as a calendar year, not a duration
+    assert {_only(number + form) for form in forms} == {Quantity(Decimal(n), unit)}
 
 
 @PROPERTY
