@@ -66,6 +66,8 @@ class JudgeSettings(_Section):
     circuit_failures: int = Field(default=5, ge=1)
     circuit_cooldown_s: float = Field(default=30.0, gt=0)
     json_schema: Literal["auto", "on", "off"] = "auto"
+    api_key_header: str = "Authorization"  # Azure's classic deployments API wants "api-key"
+    temperature: float | None = 0.0  # null for reasoning models that reject a temperature
     extra_headers: dict[str, str] = Field(default_factory=dict)
     extra_query: dict[str, str] = Field(default_factory=dict)
     trace_deadline_s: float = Field(default=120.0, gt=0)

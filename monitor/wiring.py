@@ -192,6 +192,8 @@ async def build_judge(
             extra_headers=j.extra_headers,
             extra_query=j.extra_query,
             json_schema=j.json_schema,
+            api_key_header=j.api_key_header,
+            temperature=j.temperature,
         )
     )
     await stack.enter_async_context(client)
