@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from monitor.golden.abstain import AbstentionDetector
 from monitor.golden.match import GoldenMatcher
 from monitor.golden.model import GoldenEntry
-from monitor.numeric.model import Quantity, ReferenceReport, json_number
+from monitor.numeric import Quantity, ReferenceReport
+from monitor.numeric.model import json_number
 from monitor.retrieval import RetrievalScores, score_ranking
 from monitor.trace import Trace
 

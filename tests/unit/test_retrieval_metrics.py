@@ -26,7 +26,8 @@ POLICY = Path(__file__).parents[1] / "data" / "banhang" / "policy.json"
 
 @pytest.fixture(scope="module")
 def policy() -> dict[str, Any]:
-    return json.loads(POLICY.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(POLICY.read_text(encoding="utf-8"))
+    return data
 
 
 def ranking(policy: dict[str, Any], config: str, question: str) -> list[list[str]]:
