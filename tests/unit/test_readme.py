@@ -28,7 +28,9 @@ def test_the_add_a_language_example_pack_works_without_code(tmp_path: Path) -> N
     shutil.copytree(ROOT / "rules" / "numeric", rules)
     (rules / "de.yaml").write_text(match.group(1), encoding="utf-8")
     numeric = NumericRules.load(rules)
-    units = {(q.unit, int(q.value)) for q in numeric.extract("Erstattung in 5 Werktagen, Rückgabe in 14 Tagen.")}
+    units = {
+        (q.unit, int(q.value)) for q in numeric.extract("Erstattung in 5 Werktagen, Rückgabe in 14 Tagen.")
+    }
     assert units == {("business_day", 5), ("day", 14)}
     assert not numeric.check("Sie haben sieben Tage.", ["Rückgabe innerhalb von 7 Tagen."]).unsupported
     assert numeric.check("Sie haben 5 Tage.", ["Erstattung in 5 Werktagen."]).unsupported
