@@ -1,0 +1,171 @@
+"""One benchmark run in a fresh process: the engine's cheap path, or a bare loop, over Kafka or a file.
+
+``python -m tests.bench.core_worker MODE SOURCE COUNT`` prints one JSON line: traces handled, wall
+seconds from the first message to the last, process CPU seconds over the same span, and peak RSS.
+A fresh process per run keeps peak RSS honest and the runs independent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from monitor.app import Engine
+from monitor.config import KafkaSettings, Settings
+from monitor.dead_letter import FileDeadLetterSink
+from monitor.logging import configure_logging
+from monitor.metrics import Metrics
+from monitor.pipeline import Pipeline
+from monitor.server import Health
+from monitor.sources.base import DeadLetterSink, Source
+from monitor.sources.lines import LineSource
+from monitor.trace import Trace
+from tests.support.kafka import FAST_GROUP
+from tests.support.quiet_kafka import KafkaConsumer
+
+
+@dataclass
+class Clock:
+    """Wall and CPU time from the first handled message to the last."""
+
+    count: int = 0
+    wall0: float = 0.0
+    cpu0: float = 0.0
+    wall: float = 0.0
+    cpu: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def tick(self) -> None:
+        if self.count == 0:
+            self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
+        self.count += 1
+
+    def stop(self) -> None:
+        self.wall, self.cpu = time.perf_counter() - self.wall0, time.process_time() - self.cpu0
+
+
+class ClockSink:
+    """A pipeline sink that only counts: the result record is built, nothing is written."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
+        self.clock.tick()
+
+
+def peak_rss_mb() -> float:
+    """VmHWM of this process, in MiB (ru_maxrss as a fallback)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bare_file(path: str, count: int) -> Clock:
+    """The baseline from a file: read lines, ``json.loads`` each, nothing else."""
+    clock = Clock()
+    with open(path, "rb") as handle:
+        for line in handle:
+            if line.strip():
+                json.loads(line)
+                clock.tick()
+    clock.stop()
+    return clock
+
+
+def bare_kafka(url: str, count: int) -> Clock:
+    """The baseline from Kafka: a plain consumer-group loop that only ``json.loads`` each value."""
+    bootstrap, rest = url.removeprefix("kafka://").split("/", 1)
+    topic = rest.split("?", 1)[0]
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        group_id=f"bench-bare-{uuid.uuid4().hex[:8]}",
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        max_poll_records=500,
+        **FAST_GROUP,
+    )
+    clock = Clock()
+    try:
+        while clock.count < count:
+            for records in consumer.poll(timeout_ms=200).values():
+                for record in records:
+                    json.loads(record.value)
+                    clock.tick()
+        clock.stop()
+        consumer.commit()
+    finally:
+        consumer.close()
+    return clock
+
+
+def engine(source_spec: str, count: int) -> Clock:
+    """The cheap path through the real engine: parse, validate, signals, metrics, ack and commit."""
+    settings = Settings(source=source_spec, kafka=KafkaSettings(**FAST_GROUP))
+    metrics = Metrics(CollectorRegistry())
+    clock = Clock()
+    pipeline = Pipeline(metrics, sinks=[ClockSink(clock)])
+    source, dead_letter = _open(settings)
+    run = Engine(settings, metrics, pipeline, source, dead_letter, Health())
+    asyncio.run(_until(run, clock, count))
+    clock.stop()
+    return clock
+
+
+def _open(settings: Settings) -> tuple[Source, DeadLetterSink]:
+    if settings.source.startswith("kafka://"):
+        from monitor.sources.kafka import KafkaDeadLetterSink, KafkaSource, KafkaURL
+
+        url = KafkaURL.parse(settings.source)
+        dead_letter = KafkaDeadLetterSink(url.bootstrap, f"{url.topic}.dlq", settings.kafka)
+        return KafkaSource(url, settings.kafka), dead_letter
+    path = Path(settings.source)
+    return LineSource(path), FileDeadLetterSink(path.with_suffix(".dlq.jsonl"))
+
+
+async def _until(run: Engine, clock: Clock, count: int) -> None:
+    """Run the engine until ``count`` traces are handled (a file ends by itself; Kafka never does)."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(run.run(stop))
+    while clock.count < count and not task.done():
+        await asyncio.sleep(0.01)
+    clock.stop()
+    stop.set()
+    await task
+
+
+MODES = {"bare-file": bare_file, "bare-kafka": bare_kafka, "engine": engine}
+
+
+def main(argv: list[str]) -> None:
+    mode, source, count = argv[0], argv[1], int(argv[2])
+    configure_logging("warning", "json")
+    clock = MODES[mode](source, count)
+    print(
+        json.dumps(
+            {
+                "mode": mode,
+                "count": clock.count,
+                "wall_s": clock.wall,
+                "cpu_s": clock.cpu,
+                "peak_rss_mb": peak_rss_mb(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
