@@ -34,8 +34,18 @@ def golden() -> GoldenSet:
 
 
 @pytest.fixture(scope="module")
-def checker(golden: GoldenSet) -> GoldenChecker:
-    return GoldenChecker(GoldenMatcher(golden, LocalE5Embedder()), NumericRules.load())
+def embedder() -> LocalE5Embedder:
+    return LocalE5Embedder()
+
+
+@pytest.fixture(scope="module")
+def numeric() -> NumericRules:
+    return NumericRules.load()
+
+
+@pytest.fixture(scope="module")
+def checker(golden: GoldenSet, embedder: LocalE5Embedder, numeric: NumericRules) -> GoldenChecker:
+    return GoldenChecker(GoldenMatcher(golden, embedder), numeric)
 
 
 def chunk(config: str, chunk_id: str) -> Chunk:
@@ -138,7 +148,9 @@ def test_unmatched_question_is_not_checked(checker: GoldenChecker) -> None:
 
 
 @pytest.fixture(scope="module")
-def abstain_checker(tmp_path_factory: pytest.TempPathFactory) -> GoldenChecker:
+def abstain_checker(
+    tmp_path_factory: pytest.TempPathFactory, embedder: LocalE5Embedder, numeric: NumericRules
+) -> GoldenChecker:
     entry = {
         "id": "oos-1",
         "question": "Shop có bán vé máy bay không?",
@@ -149,7 +161,7 @@ def abstain_checker(tmp_path_factory: pytest.TempPathFactory) -> GoldenChecker:
     path = tmp_path_factory.mktemp("golden") / "oos.json"
     path.write_text(json.dumps([entry], ensure_ascii=False), encoding="utf-8")
     golden = GoldenSet.load([path])
-    return GoldenChecker(GoldenMatcher(golden, LocalE5Embedder()), NumericRules.load())
+    return GoldenChecker(GoldenMatcher(golden, embedder), numeric)
 
 
 @pytest.mark.parametrize(
@@ -183,10 +195,10 @@ def test_as_dict_is_the_result_golden_block(golden: GoldenSet, checker: GoldenCh
     assert json.loads(json.dumps(block)) == block
 
 
-def test_out_of_source_needs_source_text(tmp_path: Path, checker: GoldenChecker) -> None:
+def test_out_of_source_needs_source_text(checker: GoldenChecker, embedder: LocalE5Embedder) -> None:
     """Without any text for the expected sections, answer numbers are not called out of source."""
     golden = GoldenSet.load([DATA / "golden.json"])  # no sections file, no reference_contexts
-    bare = GoldenChecker(GoldenMatcher(golden, LocalE5Embedder()), checker.numeric)
+    bare = GoldenChecker(GoldenMatcher(golden, embedder), checker.numeric)
     check = bare.check(seed_trace(golden, "chunk-800", "q01"))
     assert check is not None
     assert check.numeric_missing == ["7 ngày"] and check.numeric_out_of_source == []
