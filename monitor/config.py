@@ -95,7 +95,9 @@ class Settings(BaseSettings):
     rules_dir: Path | None = None
     golden: tuple[Path, ...] = ()
     golden_sections: Path | None = None
-    golden_threshold: float | None = None
+    golden_threshold: float | None = Field(default=None, ge=0, le=1)  # None: the matcher's fitted default
+    golden_margin: float | None = Field(default=None, ge=0, le=1)  # lead required over the second-best entry
+    golden_k: int = Field(default=5, ge=1, le=50)  # the k of hit@k, recall@k and MRR@k
     store: str | None = None
     results: Path | None = None
     sample_all: bool = False

@@ -22,7 +22,7 @@ log = structlog.get_logger(__name__)
 async def run_daemon(settings: Settings, registry: CollectorRegistry | None = None) -> int:
     """Serve metrics and consume until SIGTERM/SIGINT; a finite file is processed, then metrics stay up."""
     registry = registry or CollectorRegistry()
-    metrics = Metrics(registry, settings.label_cap)
+    metrics = Metrics(registry, settings.label_cap, settings.golden_k)
     health = Health()
     stop = asyncio.Event()
     install_signal_handlers(stop)
@@ -45,7 +45,7 @@ async def run_daemon(settings: Settings, registry: CollectorRegistry | None = No
 
 async def replay(settings: Settings, registry: CollectorRegistry | None = None) -> Summary:
     """Process a file once, with no HTTP server; stops early (gracefully) on SIGTERM/SIGINT."""
-    metrics = Metrics(registry or CollectorRegistry(), settings.label_cap)
+    metrics = Metrics(registry or CollectorRegistry(), settings.label_cap, settings.golden_k)
     stop = asyncio.Event()
     install_signal_handlers(stop)
     return await _run(settings, metrics, Health(), stop)

@@ -19,7 +19,8 @@ from monitor.config import Settings
 from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
 from monitor.feedback_window import FeedbackWindow, handle_late_feedback
 from monitor.flags import FlagInputs, FlagRules
-from monitor.golden import GoldenChecker, GoldenMatcher, GoldenSet
+from monitor.golden import DEFAULT_MATCH_THRESHOLD, GoldenChecker, GoldenMatcher, GoldenSet
+from monitor.golden.match import DEFAULT_MATCH_MARGIN
 from monitor.judge.base import Judge
 from monitor.metrics import Metrics
 from monitor.numeric import NumericRules
@@ -207,9 +208,14 @@ def build_golden(settings: Settings, embedder: Embedder, numeric: NumericRules) 
         return None
     golden = GoldenSet.load(settings.golden, settings.golden_sections)
     log.info("golden_loaded", entries=len(golden.entries), version=golden.version)
-    if settings.golden_threshold is None:
-        return GoldenChecker(GoldenMatcher(golden, embedder), numeric)
-    return GoldenChecker(GoldenMatcher(golden, embedder, settings.golden_threshold), numeric)
+    matcher = GoldenMatcher(
+        golden,
+        embedder,
+        DEFAULT_MATCH_THRESHOLD if settings.golden_threshold is None else settings.golden_threshold,
+        settings.golden_k,
+        margin=DEFAULT_MATCH_MARGIN if settings.golden_margin is None else settings.golden_margin,
+    )
+    return GoldenChecker(matcher, numeric)
 
 
 async def build_pipeline(
