@@ -37,6 +37,7 @@ GRID = {
     "embedding_floor": [0.78, 0.80, 0.82, 0.84, 0.86, 0.88],
     "embedding_ceiling": [0.92, 0.95, 0.98],
     "threshold": [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8],
+    "novelty_penalty": [0.0, 0.25, 0.5, 1.0],
 }
 
 
@@ -64,22 +65,28 @@ def data_dir() -> Path:
 def read_jsonl(path: Path, limit: int, seed: int) -> list[dict[str, object]]:
     """A seeded random sample of ``limit`` rows of a JSON-lines file."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    random.Random(seed).shuffle(rows)
+    random.Random(seed).shuffle(rows)  # noqa: S311 - a reproducible sample, not a secret
     return rows[:limit]
 
 
 def halueval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
-    """Each HaluEval QA item gives two answers over the same knowledge: the right one and the hallucinated one."""
-    for group, row in enumerate(read_jsonl(data_dir() / "halueval" / "dataset_halueval_qa.jsonl", limit, seed)):
+    """Each HaluEval QA item gives two answers over its knowledge: the right one and the hallucinated one."""
+    for group, row in enumerate(
+        read_jsonl(data_dir() / "halueval" / "dataset_halueval_qa.jsonl", limit, seed)
+    ):
         knowledge, question = str(row["knowledge"]), str(row["question"])
         for answer, label in ((str(row["right_answer"]), 1), (str(row["hallucinated_answer"]), 0)):
             item = JudgeInput("halueval", question, answer, (JudgeChunk("k", knowledge),), "en")
-            yield Case("halueval", group, judge.evidence(item), label, (), token_overlap(answer, knowledge), ())
+            yield Case(
+                "halueval", group, judge.evidence(item), label, (), token_overlap(answer, knowledge), ()
+            )
 
 
 def uhgeval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
     """Each UHGEval continuation's claims, labelled by the annotated keywords they contain."""
-    for group, row in enumerate(read_jsonl(data_dir() / "uhgeval" / "dataset_uhgeval_concise.jsonl", limit, seed)):
+    for group, row in enumerate(
+        read_jsonl(data_dir() / "uhgeval" / "dataset_uhgeval_concise.jsonl", limit, seed)
+    ):
         context = f"{row['newsBeginning']}\n{row['newsRemainder']}"
         item = JudgeInput("uhgeval", "", str(row["hallucinatedContinuation"]), chunk(context), "zh")
         evidence = judge.evidence(item)
@@ -128,22 +135,26 @@ def claim_support(evidence: Evidence, params: SupportParams) -> tuple[list[bool]
         return [], []
     if evidence.lexical.shape[1] == 0:
         return [False] * len(evidence.claims), [0.0] * len(evidence.claims)
-    best = params.score(evidence.lexical, evidence.cosine, evidence.mismatch).max(axis=1)
+    best = params.score(evidence).max(axis=1)
     ok = np.asarray(evidence.numbers_ok)
     return list((best >= params.threshold) & ok), list(np.where(ok, best, 0.0))
 
 
 def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
     """AUROC of the local judge and of token overlap on both datasets."""
-    faith, faith_labels, overlap = [], [], []
+    faith, faith_labels, overlap, undefined = [], [], [], 0
     verdicts, scores, claim_labels, claim_overlap = [], [], [], []
     for case in cases:
         supported, best = claim_support(case.evidence, params)
-        if case.answer_label is not None:
-            faith.append(sum(supported) / len(supported) if supported else 0.0)
+        if case.answer_label is not None and not supported:
+            undefined += 1  # no claim (a bare "yes"): faithfulness is undefined, both scorers skip it
+        elif case.answer_label is not None:
+            faith.append(sum(supported) / len(supported))
             faith_labels.append(case.answer_label)
             overlap.append(case.overlap)
-        for verdict, score, label, base in zip(supported, best, case.claim_labels, case.claim_overlap, strict=False):
+        for verdict, score, label, base in zip(
+            supported, best, case.claim_labels, case.claim_overlap, strict=False
+        ):
             if label is not None:
                 verdicts.append(float(verdict))
                 scores.append(score)
@@ -151,6 +162,7 @@ def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
                 claim_overlap.append(base)
     return {
         "halueval_answers": len(faith_labels),
+        "halueval_undefined": undefined,
         "halueval_auroc_faithfulness": auroc(faith, faith_labels),
         "halueval_auroc_token_overlap": auroc(overlap, faith_labels),
         "uhgeval_claims": len(claim_labels),
@@ -180,7 +192,7 @@ def fit(cases: Sequence[Case], start: SupportParams) -> SupportParams:
 def write_params(params: SupportParams, path: Path = RULES / "local_judge.yaml") -> None:
     """Rewrite the support numbers in the rule file, keeping its comments."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    fields = {"lexical_weight", "embedding_floor", "embedding_ceiling", "threshold"}
+    fields = set(GRID)
     out = []
     for line in lines:
         key = line.strip().split(":", 1)[0]
@@ -208,8 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--halueval", type=int, default=300, help="HaluEval QA items (two answers each)")
     parser.add_argument("--uhgeval", type=int, default=120, help="UHGEval continuations")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--fit", action="store_true", help="grid-search the support parameters on the fit half")
-    parser.add_argument("--write", action="store_true", help="with --fit: write them to rules/local_judge.yaml")
+    parser.add_argument(
+        "--fit", action="store_true", help="grid-search the support parameters on the fit half"
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="with --fit: write them to rules/local_judge.yaml"
+    )
     args = parser.parse_args(argv)
     reports = run(args.halueval, args.uhgeval, args.seed, args.fit)
     for report in reports:

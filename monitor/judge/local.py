@@ -47,7 +47,15 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _MULTIPLIER = {"万": 1e4, "亿": 1e8, "千": 1e3, "million": 1e6, "billion": 1e9, "thousand": 1e3}
-_MULTIPLIER |= {"triệu": 1e6, "tỷ": 1e9, "nghìn": 1e3, "ngàn": 1e3, "میلیون": 1e6, "میلیارد": 1e9, "هزار": 1e3}
+_MULTIPLIER |= {
+    "triệu": 1e6,
+    "tỷ": 1e9,
+    "nghìn": 1e3,
+    "ngàn": 1e3,
+    "میلیون": 1e6,
+    "میلیارد": 1e9,
+    "هزار": 1e3,
+}
 
 
 class Quantity(Protocol):
@@ -100,13 +108,20 @@ class SupportParams:
     embedding_ceiling: float
     threshold: float
     negation_penalty: float = 0.5
+    novelty_penalty: float = 0.0
+    lexical_sufficient: float = 1.01
 
-    def score(self, lexical: Matrix, cosine: Matrix, mismatch: Matrix) -> Matrix:
+    def score(self, evidence: Evidence) -> Matrix:
         """Support of each claim (rows) by each context sentence (columns)."""
         span = max(self.embedding_ceiling - self.embedding_floor, 1e-6)
-        semantic = np.clip((cosine - self.embedding_floor) / span, 0.0, 1.0)
-        combined = self.lexical_weight * lexical + (1.0 - self.lexical_weight) * semantic
-        return np.clip(combined - self.negation_penalty * mismatch, 0.0, 1.0)
+        semantic = np.clip((evidence.cosine - self.embedding_floor) / span, 0.0, 1.0)
+        combined = self.lexical_weight * evidence.lexical + (1.0 - self.lexical_weight) * semantic
+        # Near-complete word coverage with nothing novel supports on its own: e5 is weak on Vietnamese
+        # typed without diacritics, and a copied sentence needs no embedding to be recognized.
+        copied = (evidence.lexical >= self.lexical_sufficient) & (evidence.novel == 0)
+        combined = np.where(copied, np.maximum(combined, self.threshold), combined)
+        penalty = self.negation_penalty * evidence.mismatch + self.novelty_penalty * evidence.novel
+        return np.clip(combined - penalty, 0.0, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,15 +134,20 @@ class LocalJudgeRules:
     negation: frozenset[str]
     negation_zh: tuple[str, ...]
     stopwords: frozenset[str]
+    particles: frozenset[str]
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
 
     @classmethod
     def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
-        """Read ``local_judge.yaml`` and every ``abstention/*.yaml`` from ``rules_dir`` (default: the package's)."""
+        """Read ``local_judge.yaml`` and every ``abstention/*.yaml`` from ``rules_dir`` (default: packaged)."""
         root: Any = rules_dir if rules_dir is not None else files("monitor") / "rules"
         data = _read_yaml(root / "local_judge.yaml")
-        packs = [_read_yaml(p) for p in sorted(root.joinpath("abstention").iterdir(), key=str) if p.name.endswith(".yaml")]
+        packs = [
+            _read_yaml(p)
+            for p in sorted(root.joinpath("abstention").iterdir(), key=str)
+            if p.name.endswith(".yaml")
+        ]
         try:
             support, relevance = data["support"], data["relevance"]
             negation: Mapping[str, list[str]] = data["negation"]
@@ -138,6 +158,7 @@ class LocalJudgeRules:
                 negation=_words(negation, skip="zh"),
                 negation_zh=tuple(negation.get("zh", [])),
                 stopwords=_words(data["stopwords"]),
+                particles=_words(data.get("answer_particles", {})),
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
             )
@@ -146,7 +167,7 @@ class LocalJudgeRules:
 
 
 def _words(lists: Mapping[str, Any], skip: str = "") -> frozenset[str]:
-    """Folded words of every language's list; a non-string entry (YAML reads bare ``no`` as false) is an error."""
+    """Folded words of every language's list; a non-string entry (YAML reads bare ``no`` as false) fails."""
     words = [w for lang, items in lists.items() if lang != skip for w in items]
     if bad := [w for w in words if not isinstance(w, str)]:
         raise ConfigError(f"word lists must hold strings, found {bad!r} (quote YAML words like 'no' or 'on')")
@@ -172,6 +193,23 @@ def lexical_units(text: str, stopwords: frozenset[str] = frozenset()) -> set[str
     return units
 
 
+def salient_units(text: str) -> list[tuple[str, ...]]:
+    """Units whose absence suggests invention: names (capitalized inside a sentence), tokens with digits,
+    and every run of four CJK characters (as its three bigrams)."""
+    out: list[tuple[str, ...]] = []
+    for index, word in enumerate(re.findall(rf"[^\W_{CJK}]+", text)):
+        if (index > 0 and word[:1].isupper()) or any(ch.isdigit() for ch in word):
+            out.append((fold(word),))
+    for run in _CJK_RUN.findall(fold(text)):
+        out.extend(tuple(run[j : j + 2] for j in range(i, i + 3)) for i in range(len(run) - 3))
+    return out
+
+
+def _novel(salient: Sequence[tuple[str, ...]], context: set[str]) -> float:
+    """1.0 when some salient unit is wholly absent from the context window."""
+    return float(any(not any(u in context for u in unit) for unit in salient))
+
+
 def coverage(claim: set[str], context: set[str]) -> float:
     """Share of the claim's units found in the context; 1.0 for a claim with no content units."""
     return len(claim & context) / len(claim) if claim else 1.0
@@ -186,11 +224,12 @@ class Evidence:
     lexical: Matrix
     cosine: Matrix
     mismatch: Matrix
+    novel: Matrix
     numbers_ok: tuple[bool, ...]
 
 
 class LocalJudge:
-    """Judges traces offline with rules and multilingual-e5-small; use it when no LLM endpoint is configured."""
+    """Judges traces offline with rules and multilingual-e5-small; the default when no LLM is configured."""
 
     def __init__(
         self, embedder: Embedder, rules_dir: Path | None = None, numeric: NumberExtractor | None = None
@@ -220,10 +259,14 @@ class LocalJudge:
         """Verdicts and the question-answer similarity for one trace (synchronous, CPU-bound)."""
         abstained, evasive = self._phrases(item.answer)
         evidence = self.evidence(item)
-        supports = self.rules.support.score(evidence.lexical, evidence.cosine, evidence.mismatch)
+        supports = self.rules.support.score(evidence)
         claims = self._claim_verdicts(item, evidence, supports)
-        useful = tuple(any(c.supported and chunk.chunk_id in c.chunk_ids for c in claims) for chunk in item.chunks)
-        similarity = self.relevance(item.question, item.answer) if item.question.strip() else None
+        useful = tuple(
+            any(c.supported and chunk.chunk_id in c.chunk_ids for c in claims) for chunk in item.chunks
+        )
+        # An honest abstention has nothing to compare with the question: relevance is undefined, not zero.
+        asked = item.question.strip() and not abstained
+        similarity = self.relevance(item.question, item.answer) if asked else None
         verdicts = Verdicts(
             claims=claims,
             chunk_useful=useful,
@@ -236,20 +279,22 @@ class LocalJudge:
     def evidence(self, item: JudgeInput) -> Evidence:
         """Split claims and context sentences and measure every claim against every sentence."""
         language = item.language or detect_language(item.answer)
-        claims = tuple(c for c in split_claims(item.answer, language) if not self._is_abstention(c.text))
+        claims = tuple(c for c in split_claims(item.answer, language) if self._is_claim(c.text))
         sentences, owner = _context_sentences(item)
         context_numbers = self._quantities(" ".join(chunk.text for chunk in item.chunks))
         numbers_ok = tuple(_numbers_agree(self._quantities(c.text), context_numbers) for c in claims)
         shape = (len(claims), len(sentences))
         if not claims or not sentences:
             zeros = np.zeros(shape)
-            return Evidence(claims, owner, zeros, zeros, zeros, numbers_ok)
+            return Evidence(claims, owner, zeros, zeros, zeros, zeros, numbers_ok)
+        lexical, novel = self._lexical(claims, sentences, owner)
         return Evidence(
             claims,
             owner,
-            self._lexical(claims, sentences, owner),
+            lexical,
             self._cosine([c.text for c in claims], sentences),
             self._mismatch([c.text for c in claims], sentences),
+            novel,
             numbers_ok,
         )
 
@@ -261,7 +306,9 @@ class LocalJudge:
         span = max(self.rules.relevance_ceiling - self.rules.relevance_floor, 1e-6)
         return float(min(max((cos - self.rules.relevance_floor) / span, 0.0), 1.0))
 
-    def _claim_verdicts(self, item: JudgeInput, evidence: Evidence, supports: Matrix) -> tuple[ClaimVerdict, ...]:
+    def _claim_verdicts(
+        self, item: JudgeInput, evidence: Evidence, supports: Matrix
+    ) -> tuple[ClaimVerdict, ...]:
         threshold = self.rules.support.threshold
         out: list[ClaimVerdict] = []
         for row, claim in enumerate(evidence.claims):
@@ -271,12 +318,18 @@ class LocalJudge:
             out.append(ClaimVerdict(text=claim.text, supported=supported, chunk_ids=ids))
         return tuple(out)
 
-    def _lexical(self, claims: Sequence[Claim], sentences: Sequence[str], owner: Sequence[int]) -> Matrix:
+    def _lexical(
+        self, claims: Sequence[Claim], sentences: Sequence[str], owner: Sequence[int]
+    ) -> tuple[Matrix, Matrix]:
+        """Coverage of each claim by each sentence window, and whether a salient unit is missing from it."""
         stop = self.rules.stopwords
         units = [lexical_units(s, stop) for s in sentences]
         windows = [_window(units, owner, i) for i in range(len(sentences))]
         claim_units = [lexical_units(c.text, stop) for c in claims]
-        return np.array([[coverage(cu, w) for w in windows] for cu in claim_units], dtype=np.float64)
+        salient = [salient_units(c.text) for c in claims]
+        lexical = np.array([[coverage(cu, w) for w in windows] for cu in claim_units], dtype=np.float64)
+        novel = np.array([[_novel(sal, w) for w in windows] for sal in salient], dtype=np.float64)
+        return lexical, novel
 
     def _cosine(self, claims: Sequence[str], sentences: Sequence[str]) -> Matrix:
         a = self._embedder.embed(list(claims), "query")
@@ -298,13 +351,18 @@ class LocalJudge:
     def _quantities(self, text: str) -> set[tuple[float, str | None]]:
         return {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(text)}
 
-    def _is_abstention(self, text: str) -> bool:
-        folded = fold(text)
-        return any(p in folded for p in self.rules.abstention + self.rules.noncommittal)
+    def _is_claim(self, text: str) -> bool:
+        """Abstention sentences and bare yes/no particles state no checkable fact."""
+        folded = fold(text).strip(" .,!?。！？")
+        if folded in self.rules.particles:
+            return False
+        return not any(p in folded for p in self.rules.abstention + self.rules.noncommittal)
 
     def _phrases(self, answer: str) -> tuple[bool, bool]:
         folded = fold(answer)
-        return any(p in folded for p in self.rules.abstention), any(p in folded for p in self.rules.noncommittal)
+        return any(p in folded for p in self.rules.abstention), any(
+            p in folded for p in self.rules.noncommittal
+        )
 
 
 def _numbers_agree(claim: set[tuple[float, str | None]], context: set[tuple[float, str | None]]) -> bool:

@@ -24,7 +24,10 @@ def test_split_claims_matches_case_file(case: dict[str, Any]) -> None:
 def test_cookie_answer_gives_seven_claims_in_both_languages() -> None:
     """Seed 002: "includes A, B and C" is three claims; the cookie answer is seven in zh and in en."""
     zh = "它们通常包括面粉、糖、黄油、鸡蛋和巧克力豆。有些配方还会用香草精或小苏打。"
-    en = "They typically include flour, sugar, butter, eggs, and chocolate chips. Some recipes also use vanilla extract or baking soda."
+    en = (
+        "They typically include flour, sugar, butter, eggs, and chocolate chips. "
+        "Some recipes also use vanilla extract or baking soda."
+    )
     assert len(split_claims(zh)) == 7
     assert len(split_claims(en)) == 7
 
@@ -52,7 +55,7 @@ def test_detect_language_from_script_and_plain_words(text: str, language: str) -
 
 
 def test_fold_removes_vietnamese_diacritics_and_unifies_persian_letters() -> None:
-    """Folding makes "tài liệu không nói" equal to "tai lieu khong noi" and Arabic yeh equal to Persian yeh."""
+    """Folding makes "tài liệu không nói" equal "tai lieu khong noi" and Arabic yeh equal Persian yeh."""
     assert fold("Tài liệu KHÔNG nói, đổi trả") == "tai lieu khong noi, doi tra"
     assert fold("علي") == fold("علی")
 
