@@ -140,7 +140,7 @@ class LocalJudgeRules:
 
     @classmethod
     def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
-        """Read ``local_judge.yaml`` and every ``abstention/*.yaml`` from ``rules_dir`` (default: packaged)."""
+        """Read ``local_judge.yaml`` and ``abstention/*.yaml`` from ``rules_dir`` (default: packaged)."""
         root: Any = rules_dir if rules_dir is not None else files("monitor") / "rules"
         data = _read_yaml(root / "local_judge.yaml")
         packs = [
