@@ -31,6 +31,9 @@ from tests.support.quiet_kafka import (
 )
 
 ENV_BROKER = "RAGMON_TEST_KAFKA"
+# Taken out of the environment at import: ragmon's settings reject unknown RAGMON_* variables, and
+# both the daemons the tests start and in-process ``Settings()`` would otherwise fail on it.
+EXTERNAL_BROKER = os.environ.pop(ENV_BROKER, None)
 START_TIMEOUT_S = 20.0
 # Short group timings: a join takes ~3 s instead of ~23 s (DESIGN.md, test infrastructure).
 FAST_GROUP = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000, "max_poll_interval_ms": 10000}
@@ -259,9 +262,8 @@ def _wait_for_api(broker: Broker) -> None:
 @contextmanager
 def running_broker() -> Iterator[Broker]:
     """The broker named by RAGMON_TEST_KAFKA, or a fresh Tansu on a free loopback port, stopped after."""
-    external = os.environ.get(ENV_BROKER)
-    if external:
-        broker = Broker(external)
+    if EXTERNAL_BROKER:
+        broker = Broker(EXTERNAL_BROKER)
         _wait_for_api(broker)
         yield broker
         return
