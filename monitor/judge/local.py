@@ -21,6 +21,7 @@ import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +35,7 @@ from monitor.embeddings import Embedder
 from monitor.exceptions import ConfigError
 from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
 from monitor.judge.claims import CJK, Claim, detect_language, fold, split_claims, split_sentences
+from monitor.numeric import NumericRules
 
 JUDGE_NAME = "local"
 JUDGE_VERSION = "local-v1"
@@ -62,7 +64,7 @@ class Quantity(Protocol):
     """A number found in text, with its canonical unit when the extractor knows one."""
 
     @property
-    def value(self) -> float: ...
+    def value(self) -> float | Decimal: ...
 
     @property
     def unit(self) -> str | None: ...
@@ -81,7 +83,7 @@ class _Number:
 
 
 class PlainNumbers:
-    """Bare numbers with scale words (万, million, triệu); the fallback when no unit rules are loaded."""
+    """Bare numbers with scale words (万, million, triệu): what the unit rules skip (years, counts)."""
 
     def extract(self, text: str) -> Sequence[Quantity]:
         out: list[Quantity] = []
@@ -236,7 +238,8 @@ class LocalJudge:
     ) -> None:
         self._embedder = embedder
         self.rules = LocalJudgeRules.load(rules_dir)
-        self._numbers: NumberExtractor = numeric if numeric is not None else PlainNumbers()
+        self._numbers: NumberExtractor = numeric if numeric is not None else NumericRules.load()
+        self._bare = PlainNumbers()
 
     @property
     def name(self) -> str:
@@ -349,7 +352,11 @@ class LocalJudge:
         return bool(words & self.rules.negation) or "n't" in folded
 
     def _quantities(self, text: str) -> set[tuple[float, str | None]]:
-        return {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(text)}
+        """Number+unit pairs from the numeric rules, plus bare numbers (years, counts) with no unit."""
+        found = {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(text)}
+        with_unit = {value for value, _ in found}
+        bare = {round(float(q.value), 6) for q in self._bare.extract(text)} - with_unit
+        return found | {(value, None) for value in bare}
 
     def _is_claim(self, text: str) -> bool:
         """Abstention sentences and bare yes/no particles state no checkable fact."""
@@ -366,8 +373,8 @@ class LocalJudge:
 
 
 def _numbers_agree(claim: set[tuple[float, str | None]], context: set[tuple[float, str | None]]) -> bool:
-    """Every quantity of the claim is in the context, with the same unit when both sides name one."""
-    return all(any(v == cv and (u is None or cu is None or u == cu) for cv, cu in context) for v, u in claim)
+    """Every quantity of the claim is in the context: with the same unit, or any unit for a bare number."""
+    return all(any(v == cv and (u is None or u == cu) for cv, cu in context) for v, u in claim)
 
 
 def _context_sentences(item: JudgeInput) -> tuple[list[str], tuple[int, ...]]:
