@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import structlog
-from structlog.contextvars import bound_contextvars
 
 from monitor.config import Settings
 from monitor.exceptions import TraceError
+from monitor.logging import set_message
 from monitor.metrics import Metrics
 from monitor.pipeline import Evaluation, Pipeline
 from monitor.server import Health
@@ -93,17 +93,17 @@ class Summary:
     unhandled: int = 0
     scores: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, record: dict[str, Any], late: bool = False) -> None:
-        self.traces += not late  # a late-feedback re-run is the same trace again
-        self.flagged.update(f["reason"] for f in record["flags"])
-        if record["golden"] is not None:
-            self.golden_matched += 1
-        judge = record["judge"]
-        if judge is not None:
-            self.judged += 1
-            self.judge_errors += judge.get("error") is not None
-            self.sampled.update(record["sampled"])
-        for name, value in (record["scores"] or {}).items():
+    def add(self, ev: Evaluation) -> None:
+        self.traces += not ev.late  # a late-feedback re-run is the same trace again
+        self.flagged.update(f["reason"] for f in ev.flags)
+        self.golden_matched += ev.golden is not None and not ev.late
+        if ev.judge is None and ev.judge_error is None:
+            return
+        self.judged += 1
+        self.judge_errors += ev.judge_error is not None
+        self.sampled.update(ev.sampled)
+        scores = ev.judge.scores.as_dict() if ev.judge is not None else {}
+        for name, value in scores.items():
             if value is not None:
                 self.scores.setdefault(name, []).append(value)
 
@@ -182,17 +182,17 @@ class Engine:
 
     def _handle(self, message: Message) -> None:
         self.summary.messages += 1
-        with bound_contextvars(**message.origin.as_dict()):
-            try:
-                parsed = parse_message(message.value, self.settings.max_message_bytes)
-            except TraceError as exc:
-                self._reject(message, exc.reason, exc.detail)
-                return
-            with bound_contextvars(trace_id=parsed.trace_id):
-                if isinstance(parsed, FeedbackEvent):
-                    self._feedback(parsed, message)
-                else:
-                    self._start(parsed, message)
+        set_message(message.origin)
+        try:
+            parsed = parse_message(message.value, self.settings.max_message_bytes)
+        except TraceError as exc:
+            self._reject(message, exc.reason, exc.detail)
+            return
+        set_message(message.origin, parsed.trace_id)
+        if isinstance(parsed, FeedbackEvent):
+            self._feedback(parsed, message)
+        else:
+            self._start(parsed, message)
 
     def _start(self, trace: Trace, message: Message, late: LateDecision | None = None) -> None:
         try:
@@ -211,19 +211,19 @@ class Engine:
         task.add_done_callback(self._tasks.discard)
 
     async def _judge_and_finish(self, ev: Evaluation, message: Message) -> None:
-        with bound_contextvars(trace_id=ev.trace.trace_id, **message.origin.as_dict()):
-            await self.pipeline.judge(ev)
-            try:
-                self._finish(ev, message)
-            except Exception as exc:  # noqa: BLE001 - same poison policy as the cheap path
-                log.exception("trace_failed", stage="finish")
-                self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+        await self.pipeline.judge(ev)  # the task inherited the message's logging context
+        try:
+            self._finish(ev, message)
+        except Exception as exc:  # noqa: BLE001 - same poison policy as the cheap path
+            log.exception("trace_failed", stage="finish")
+            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
 
     def _finish(self, ev: Evaluation, message: Message) -> None:
-        record = self.pipeline.finish(ev)
-        self.summary.add(record, ev.late)
+        self.pipeline.finish(ev)
+        self.summary.add(ev)
         if ev.flags:
-            log.info("trace_flagged", reasons=[f["reason"] for f in ev.flags])
+            reasons = [f["reason"] for f in ev.flags]
+            log.info("trace_flagged", reasons=reasons)
         self.source.ack(message.origin)
 
     def _feedback(self, event: FeedbackEvent, message: Message) -> None:

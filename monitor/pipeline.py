@@ -29,7 +29,11 @@ log = structlog.get_logger(__name__)
 
 
 class SinkLike(Protocol):
-    """Receives every result record; ``late`` marks a re-run of a trace on late feedback."""
+    """Receives result records; ``every_trace`` False means flagged traces only (the record is not built
+    for the others). ``late`` marks a re-run of a trace on late feedback."""
+
+    @property
+    def every_trace(self) -> bool: ...
 
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None: ...
 
@@ -134,6 +138,8 @@ class Pipeline:
         self._judge_slots = asyncio.Semaphore(judge_concurrency)
         self._judge_deadline_s = judge_deadline_s
         self._circuit_open = circuit_open
+        self._every_trace = any(sink.every_trace for sink in self.sinks)
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
         stage = metrics.stage_seconds
         self._stage = {
             name: stage.labels(name)
@@ -221,17 +227,28 @@ class Pipeline:
             if value is not None:
                 self.metrics.quality[name].labels(*labels, judge, sample).observe(value)
 
-    def finish(self, ev: Evaluation) -> dict[str, Any]:
-        """Raise flags, export the trace's metrics and hand the result record to every sink."""
+    def finish(self, ev: Evaluation) -> dict[str, Any] | None:
+        """Raise flags, export the trace's metrics and hand the result record to the sinks that want it."""
         t0 = time.perf_counter()
         if self.flag_evaluator is not None:
             ev.flags = self.flag_evaluator(ev)
         self._export(ev)
-        record = ev.record()
-        for sink in self.sinks:
-            sink.write(ev.trace, record, bool(ev.flags), ev.late)
+        flagged = bool(ev.flags)
+        record = ev.record() if flagged or self._every_trace else None
+        if record is not None:
+            for sink in self.sinks:
+                if flagged or sink.every_trace:
+                    sink.write(ev.trace, record, flagged, ev.late)
         self._stage["sinks"].observe(time.perf_counter() - t0)
         return record
+
+    def _child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, cached: bounded because every label value is capped."""
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def _export(self, ev: Evaluation) -> None:
         if not ev.late:
@@ -245,27 +262,26 @@ class Pipeline:
         m.last_trace_ts.set(time.time())
 
     def _export_trace(self, ev: Evaluation) -> None:
-        m, s, labels = self.metrics, ev.signals, ev.labels
+        m, s, labels, child = self.metrics, ev.signals, ev.labels, self._child
         index = labels[2]
-        m.traces.labels("ok").inc()
-        m.trace_versions.labels(*labels).inc()
+        child(m.traces, "ok").inc()
+        child(m.trace_versions, *labels).inc()
         m.chunk_count.observe(s.chunk_count)
         m.answer_chars.observe(s.answer_chars)
         if s.top_score is not None:
-            m.retrieval_top_score.labels(index).observe(s.top_score)
+            child(m.retrieval_top_score, index).observe(s.top_score)
         if s.mean_score is not None:
-            m.retrieval_mean_score.labels(index).observe(s.mean_score)
+            child(m.retrieval_mean_score, index).observe(s.mean_score)
         if s.latency_ms is not None:
-            m.answer_latency.labels(labels[1]).observe(s.latency_ms / 1000)
+            child(m.answer_latency, labels[1]).observe(s.latency_ms / 1000)
         if s.feedback is not None:
-            m.feedback.labels(s.feedback).inc()
-        for signal, present in (
-            ("empty_retrieval", s.empty_retrieval),
-            ("no_citation", not s.citations_present),
-            ("invalid_citation", bool(s.invalid_citations)),
-        ):
-            if present:
-                m.signal_events.labels(signal, index).inc()
+            child(m.feedback, s.feedback).inc()
+        if s.empty_retrieval:
+            child(m.signal_events, "empty_retrieval", index).inc()
+        if not s.citations_present:
+            child(m.signal_events, "no_citation", index).inc()
+        if s.invalid_citations:
+            child(m.signal_events, "invalid_citation", index).inc()
         self._export_findings(ev)
 
     def _export_findings(self, ev: Evaluation) -> None:

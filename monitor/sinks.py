@@ -16,6 +16,8 @@ class ResultsFile:
     Late-feedback re-runs are left out: the file keeps the record of the trace's first handling.
     """
 
+    every_trace = True
+
     def __init__(self, path: Path, scrubber: Scrubber | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path

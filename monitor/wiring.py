@@ -123,6 +123,8 @@ def flag_inputs(ev: Evaluation) -> FlagInputs:
 class ReviewSink:
     """Upserts flagged traces into the review store (idempotent by trace id); keeps the gauge fresh."""
 
+    every_trace = False
+
     def __init__(self, store: ReviewStore, metrics: Metrics, thresholds: dict[str, float]) -> None:
         self.store = store
         self.metrics = metrics

@@ -1,0 +1,33 @@
+"""Log lines about a trace carry its trace id and origin; JSON when not a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry
+
+from monitor.config import load_settings
+from monitor.logging import configure_logging
+from monitor.runner import replay
+
+
+def test_lines_about_a_message_carry_trace_id_and_origin(tmp_path: Path) -> None:
+    """A rejected line names its file line; a flagged trace names its trace id and line."""
+    src = tmp_path / "in.jsonl"
+    flagged = {"trace_id": "t-neg", "question": "q", "answer": "a", "feedback": {"rating": "negative"}}
+    src.write_text("{broken\n" + json.dumps(flagged) + "\n", encoding="utf-8")
+    stream = io.StringIO()
+    configure_logging("info", "auto", stream=stream)
+    settings = load_settings(
+        overrides={"source": str(src), "dlq": str(tmp_path / "d.jsonl"), "store": str(tmp_path / "r.db")},
+        environ={},
+    )
+    asyncio.run(replay(settings, CollectorRegistry()))
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    events = {line["event"]: line for line in lines}
+    assert events["message_rejected"]["line"] == 1 and events["message_rejected"]["path"] == str(src)
+    assert "trace_id" not in events["message_rejected"]
+    assert events["trace_flagged"]["trace_id"] == "t-neg" and events["trace_flagged"]["line"] == 2
