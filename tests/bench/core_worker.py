@@ -56,6 +56,8 @@ class Clock:
 class ClockSink:
     """A pipeline sink that only counts: the result record is built, nothing is written."""
 
+    every_trace = True
+
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
 

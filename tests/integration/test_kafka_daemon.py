@@ -189,6 +189,8 @@ class SlowJudge:
 class CountingSink:
     """Counts finished traces."""
 
+    every_trace = True
+
     def __init__(self) -> None:
         self.count = 0
 
