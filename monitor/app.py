@@ -158,13 +158,27 @@ class Engine:
                 continue
             self._apply_backpressure()
             room = max(1, self._high - len(self._tasks))  # never read past max_inflight
-            messages = await self._worker.call(self.source.poll, min(max_records, room), POLL_TIMEOUT_S)
+            messages = await self._poll_unless_stopped(stop, min(max_records, room))
             self.health.tick()
             for message in messages:
                 self._handle(message)
             if self._paused and self._tasks:
                 await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
             await self._commit_if_due()
+
+    async def _poll_unless_stopped(self, stop: asyncio.Event, max_records: int) -> list[Message]:
+        """Poll, but give up waiting when a stop is asked for: a stdin read may block indefinitely.
+
+        Messages a given-up poll returns later are never handled nor acked, so Kafka redelivers them.
+        """
+        poll = asyncio.ensure_future(self._worker.call(self.source.poll, max_records, POLL_TIMEOUT_S))
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({poll, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if poll.done():
+            return poll.result()
+        poll.cancel()
+        return []
 
     def _apply_backpressure(self) -> None:
         inflight = len(self._tasks)
@@ -258,6 +272,10 @@ class Engine:
         self._last_commit = now
         await self._worker.call(self._commit)
 
+    def _commit_and_close(self) -> None:
+        self._commit()
+        self.source.close()
+
     def _commit(self) -> None:
         """On the source thread: flush rejected messages, commit the handled prefix, export lag."""
         self.dead_letter.flush()
@@ -275,13 +293,16 @@ class Engine:
             if pending:
                 await asyncio.wait(pending, timeout=1.0)
                 log.warning("drain_deadline_exceeded", cancelled=len(pending))
+        deadline = self.settings.shutdown_deadline_s
         try:
-            await self._worker.call(self._commit)
-            await self._worker.call(self.source.close)
+            await asyncio.wait_for(self._worker.call(self._commit_and_close), deadline)
+            log.info("source_closed", source=self.source.name)
+        except TimeoutError:
+            # The source thread is stuck (a blocking read); it is a daemon thread and dies with the process.
+            log.warning("source_close_timeout", source=self.source.name, deadline_s=deadline)
         finally:
             self.dead_letter.close()
             self._worker.stop()
-        log.info("source_closed", source=self.source.name)
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import select
 import sys
 import time
 from collections.abc import Mapping
@@ -12,6 +14,33 @@ from monitor.exceptions import SourceError
 from monitor.sources.base import Message, Origin
 
 FOLLOW_SLEEP_S = 0.05
+PIPE_READ_BYTES = 1 << 16
+
+
+class PipeLines:
+    """Lines from a pipe without ever blocking longer than asked: stdin may stay open and silent."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = b""
+        self._eof = False
+
+    def readline(self, timeout_s: float) -> bytes | None:
+        """The next line (with its newline); ``b""`` at end of input; None if none came within the timeout."""
+        deadline = time.monotonic() + timeout_s
+        while b"\n" not in self._buffer:
+            if self._eof:
+                line, self._buffer = self._buffer, b""
+                return line
+            ready, _, _ = select.select([self._fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return None
+            chunk = os.read(self._fd, PIPE_READ_BYTES)
+            self._eof = not chunk
+            self._buffer += chunk
+        end = self._buffer.index(b"\n") + 1
+        line, self._buffer = self._buffer[:end], self._buffer[end:]
+        return line
 
 
 class LineSource:
@@ -21,6 +50,7 @@ class LineSource:
         self._path = path
         self._follow = follow and path is not None
         self._file: BinaryIO | None = None
+        self._pipe: PipeLines | None = None
         self._line = 0
         self._partial = b""
         self._eof = False
@@ -41,6 +71,7 @@ class LineSource:
     def open(self) -> None:
         if self._path is None:
             self._file = sys.stdin.buffer
+            self._pipe = PipeLines(sys.stdin.fileno())
             return
         try:
             self._file = self._path.open("rb")
@@ -53,6 +84,8 @@ class LineSource:
         if self._paused or self.exhausted:
             time.sleep(min(timeout_s, FOLLOW_SLEEP_S))
             return []
+        if self._pipe is not None:
+            return self._poll_pipe(self._pipe, max_records, timeout_s)
         deadline = time.monotonic() + timeout_s
         out: list[Message] = []
         while len(out) < max_records:
@@ -67,6 +100,19 @@ class LineSource:
                 time.sleep(FOLLOW_SLEEP_S)
                 continue
             self._take(raw, out)
+        return out
+
+    def _poll_pipe(self, pipe: PipeLines, max_records: int, timeout_s: float) -> list[Message]:
+        """Wait up to ``timeout_s`` for the first line, then take only what is already there."""
+        out: list[Message] = []
+        while len(out) < max_records:
+            raw = pipe.readline(0.0 if out else timeout_s)
+            if raw is None:
+                break
+            if not raw:
+                self._eof = True
+                break
+            self._take(raw if raw.endswith(b"\n") else raw + b"\n", out)
         return out
 
     def _take(self, raw: bytes, out: list[Message]) -> None:
@@ -102,3 +148,4 @@ class LineSource:
         if self._file is not None and self._path is not None:
             self._file.close()
         self._file = None
+        self._pipe = None
