@@ -18,6 +18,7 @@ import json
 import random
 import resource
 import statistics
+import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -109,6 +110,7 @@ def _script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("fit_local_judge", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the script loads
     spec.loader.exec_module(module)
     return module
 
