@@ -136,6 +136,7 @@ class Engine:
         self._low = max(1, settings.max_inflight // 2)
         self._commit_every_s = settings.kafka.commit_interval_s
         self._last_commit = time.monotonic()
+        self._lag_labels: set[tuple[str, str]] = set()
 
     async def run(self, stop: asyncio.Event) -> Summary:
         """Consume until the source is exhausted or ``stop`` is set; then drain, commit and close."""
@@ -280,8 +281,12 @@ class Engine:
         """On the source thread: flush rejected messages, commit the handled prefix, export lag."""
         self.dead_letter.flush()
         self.source.commit()
-        for (topic, partition), lag in self.source.lag().items():
-            self.metrics.consumer_lag.labels(topic, str(partition)).set(lag)
+        lag = {(topic, str(partition)): value for (topic, partition), value in self.source.lag().items()}
+        for gone in self._lag_labels - lag.keys():  # revoked: another replica reports it now
+            self.metrics.consumer_lag.remove(*gone)
+        for labels, value in lag.items():
+            self.metrics.consumer_lag.labels(*labels).set(value)
+        self._lag_labels = set(lag)
 
     async def _shutdown(self) -> None:
         """Finish in-flight work within the deadline, cancel the rest (they stay unacked), commit, close."""
