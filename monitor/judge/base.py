@@ -38,6 +38,8 @@ class ClaimVerdict:
     text: str
     supported: bool
     chunk_ids: tuple[str, ...] = ()
+    # Optional support confidence in [0, 1] (the local judge fills it): ranks claims within a verdict.
+    score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

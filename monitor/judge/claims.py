@@ -36,7 +36,13 @@ _CLAUSE_FA = re.compile(r"[،,]\s+(?=(?:و|اما|ولی|که)\s)")
 _CLAUSE_ZH = re.compile(r"[，,](?=.)")
 
 # List separators and the conjunction before the last item.
-_LIST_SEP = {"en": r",\s*", "vi": r",\s*", "fa": r"[،,]\s*", "zh": r"[、，,]"}
+# A comma between digits is a thousands separator ("1,500,000"), not a list separator.
+_LIST_SEP = {
+    "en": r"(?:(?<!\d),|,(?!\d))\s*",
+    "vi": r"(?:(?<!\d),|,(?!\d))\s*",
+    "fa": r"[،,]\s*",
+    "zh": r"[、，,]",
+}
 _LAST_CONJ = {
     "en": re.compile(r"^(.*?)(?:^|,?\s+)(?:and|or)\s+(.+)$", re.IGNORECASE),
     "vi": re.compile(r"^(.*?)(?:^|,?\s+)(?:và|hoặc|va|hoac)\s+(.+)$", re.IGNORECASE),

@@ -31,7 +31,7 @@ import numpy.typing as npt
 import yaml
 
 from monitor import triad
-from monitor.embeddings import Embedder
+from monitor.embeddings import Embedder, Vectors
 from monitor.exceptions import ConfigError
 from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
 from monitor.judge.claims import CJK, Claim, detect_language, fold, split_claims, split_sentences
@@ -103,27 +103,49 @@ def _parse_number(raw: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class SupportParams:
-    """How lexical coverage and embedding similarity combine into a support score in [0, 1]."""
+    """How the evidence of a claim-sentence pair combines into a support score in [0, 1].
+
+    score = lexical_weight x window coverage + global_weight x token coverage by the whole context
+    + (1 - both) x calibrated e5 similarity - penalties (negation mismatch, share of novel salient units);
+    a claim whose numbers are not in the context is capped below the threshold (scaled by number_factor).
+    """
 
     lexical_weight: float
     embedding_floor: float
     embedding_ceiling: float
     threshold: float
+    global_weight: float = 0.0
     negation_penalty: float = 0.5
     novelty_penalty: float = 0.0
     lexical_sufficient: float = 1.01
+    number_factor: float = 0.5
 
     def score(self, evidence: Evidence) -> Matrix:
         """Support of each claim (rows) by each context sentence (columns)."""
         span = max(self.embedding_ceiling - self.embedding_floor, 1e-6)
-        semantic = np.clip((evidence.cosine - self.embedding_floor) / span, 0.0, 1.0)
-        combined = self.lexical_weight * evidence.lexical + (1.0 - self.lexical_weight) * semantic
+        calibrated = np.clip((evidence.cosine - self.embedding_floor) / span, 0.0, 1.0)
+        # A pair that was not embedded (lexically decided claim, sentence outside the candidates) lets its
+        # lexical coverage stand in for the similarity.
+        semantic = np.where(np.isnan(evidence.cosine), evidence.lexical, calibrated)
+        semantic_weight = max(1.0 - self.lexical_weight - self.global_weight, 0.0)
+        combined = (
+            self.lexical_weight * evidence.lexical
+            + self.global_weight * evidence.coverage_all[:, None]
+            + semantic_weight * semantic
+        )
         # Near-complete word coverage with nothing novel supports on its own: e5 is weak on Vietnamese
         # typed without diacritics, and a copied sentence needs no embedding to be recognized.
-        copied = (evidence.lexical >= self.lexical_sufficient) & (evidence.novel == 0)
+        copied = _copied(evidence, self.lexical_sufficient)
         combined = np.where(copied, np.maximum(combined, self.threshold), combined)
         penalty = self.negation_penalty * evidence.mismatch + self.novelty_penalty * evidence.novel
-        return np.clip(combined - penalty, 0.0, 1.0)
+        support = np.clip(combined - penalty, 0.0, 1.0)
+        capped = np.minimum(support * self.number_factor, np.nextafter(self.threshold, 0.0))
+        return np.where(np.asarray(evidence.numbers_ok)[:, None], support, capped)
+
+
+def _copied(evidence: Evidence, sufficient: float) -> npt.NDArray[np.bool_]:
+    """Pairs where the window covers the claim's words, adds nothing novel and agrees in polarity."""
+    return (evidence.lexical >= sufficient) & (evidence.novel == 0) & (evidence.mismatch == 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +160,7 @@ class LocalJudgeRules:
     stopwords: frozenset[str]
     particles: frozenset[str]
     embedding_candidates: int
+    embedding_min_lexical: float
     relevance_chars: int
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
@@ -164,6 +187,7 @@ class LocalJudgeRules:
                 stopwords=_words(data["stopwords"]),
                 particles=_words(data.get("answer_particles", {})),
                 embedding_candidates=int(data.get("embedding_candidates", 3)),
+                embedding_min_lexical=float(data.get("embedding_min_lexical", 0.0)),
                 relevance_chars=int(relevance.get("answer_chars", 400)),
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
@@ -212,8 +236,10 @@ def salient_units(text: str) -> list[tuple[str, ...]]:
 
 
 def _novel(salient: Sequence[tuple[str, ...]], context: set[str]) -> float:
-    """1.0 when some salient unit is wholly absent from the context window."""
-    return float(any(not any(u in context for u in unit) for unit in salient))
+    """Share of the claim's salient units wholly absent from the context window (0 when it has none)."""
+    if not salient:
+        return 0.0
+    return sum(not any(u in context for u in unit) for unit in salient) / len(salient)
 
 
 def coverage(claim: set[str], context: set[str]) -> float:
@@ -223,7 +249,10 @@ def coverage(claim: set[str], context: set[str]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Per-claim, per-context-sentence measurements of one trace, before any weight is applied."""
+    """Per-claim, per-context-sentence measurements of one trace, before any weight is applied.
+
+    ``cosine`` is NaN for the pairs that were not embedded; ``coverage_all`` is per claim.
+    """
 
     claims: tuple[Claim, ...]
     sentence_chunk: tuple[int, ...]
@@ -232,6 +261,19 @@ class Evidence:
     mismatch: Matrix
     novel: Matrix
     numbers_ok: tuple[bool, ...]
+    coverage_all: npt.NDArray[np.float64]
+
+
+def ranking_score(claims: Sequence[ClaimVerdict]) -> float | None:
+    """Faithfulness with ties broken by the mean claim support score: a continuous score to rank answers.
+
+    Answers are ordered by faithfulness first; the 1e-6 step keeps every faithfulness difference
+    (at least 1/n^2 for n claims) larger than any tie-break.
+    """
+    if not claims:
+        return None
+    faithfulness = sum(c.supported for c in claims) / len(claims)
+    return faithfulness + 1e-6 * sum(c.score or 0.0 for c in claims) / len(claims)
 
 
 class LocalJudge:
@@ -265,15 +307,15 @@ class LocalJudge:
     def decide(self, item: JudgeInput) -> tuple[Verdicts, list[float]]:
         """Verdicts and the question-answer similarity for one trace (synchronous, CPU-bound)."""
         abstained, evasive = self._phrases(item.answer)
-        evidence = self.evidence(item)
-        supports = self.rules.support.score(evidence)
-        claims = self._claim_verdicts(item, evidence, supports)
+        # An honest abstention has nothing to compare with the question: relevance is undefined, not zero.
+        asked = bool(item.question.strip()) and not abstained
+        opening = [item.answer[: self.rules.relevance_chars]] if asked else []
+        evidence, extra = self._evidence(item, opening)
+        claims = self._claim_verdicts(item, evidence, self.rules.support.score(evidence))
         useful = tuple(
             any(c.supported and chunk.chunk_id in c.chunk_ids for c in claims) for chunk in item.chunks
         )
-        # An honest abstention has nothing to compare with the question: relevance is undefined, not zero.
-        asked = item.question.strip() and not abstained
-        similarity = self.relevance(item.question, item.answer) if asked else None
+        similarity = self._relevance(item.question, extra) if asked else None
         verdicts = Verdicts(
             claims=claims,
             chunk_useful=useful,
@@ -285,76 +327,99 @@ class LocalJudge:
 
     def evidence(self, item: JudgeInput) -> Evidence:
         """Split claims and context sentences and measure every claim against every sentence."""
+        return self._evidence(item, [])[0]
+
+    def relevance(self, question: str, answer: str) -> float:
+        """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""
+        return self._relevance(
+            question, self._embedder.embed([answer[: self.rules.relevance_chars]], "passage")
+        )
+
+    def _relevance(self, question: str, answer: Vectors) -> float:
+        cos = float((self._embedder.embed([question], "query") @ answer.T)[0, 0])
+        span = max(self.rules.relevance_ceiling - self.rules.relevance_floor, 1e-6)
+        return float(min(max((cos - self.rules.relevance_floor) / span, 0.0), 1.0))
+
+    def _evidence(self, item: JudgeInput, extra: Sequence[str]) -> tuple[Evidence, Vectors]:
+        """Measure lexically, then embed the undecided claims, their candidate sentences and ``extra``
+        as passages in ONE call (cached per text, so chunks recurring across traces cost nothing)."""
         language = item.language or detect_language(item.answer)
         claims = tuple(c for c in split_claims(item.answer, language) if self._is_claim(c.text))
         sentences, owner = _context_sentences(item)
         context_numbers = self._quantities(" ".join(chunk.text for chunk in item.chunks))
         numbers_ok = tuple(_numbers_agree(self._quantities(c.text), context_numbers) for c in claims)
-        shape = (len(claims), len(sentences))
-        if not claims or not sentences:
-            zeros = np.zeros(shape)
-            return Evidence(claims, owner, zeros, zeros, zeros, zeros, numbers_ok)
-        lexical, novel = self._lexical(claims, sentences, owner)
-        return Evidence(
-            claims,
-            owner,
-            lexical,
-            self._cosine([c.text for c in claims], sentences, lexical),
-            self._mismatch([c.text for c in claims], sentences),
-            novel,
-            numbers_ok,
-        )
+        lexical, novel, coverage_all = self._lexical(claims, sentences, owner)
+        mismatch = self._mismatch([c.text for c in claims], sentences)
+        cosine = np.full(lexical.shape, np.nan)
+        evidence = Evidence(claims, owner, lexical, cosine, mismatch, novel, numbers_ok, coverage_all)
+        rows, cols = self._embedding_plan(evidence)
+        texts = [claims[i].text for i in rows] + [sentences[j] for j in cols] + list(extra)
+        if not texts:
+            return evidence, np.zeros((0, 0), np.float32)
+        vectors = self._embedder.embed(texts, "passage")
+        if rows and cols:
+            cosine[np.ix_(rows, cols)] = vectors[: len(rows)] @ vectors[len(rows) : len(rows) + len(cols)].T
+        return evidence, vectors[len(rows) + len(cols) :]
 
-    def relevance(self, question: str, answer: str) -> float:
-        """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""
-        q = self._embedder.embed([question], "query")
-        a = self._embedder.embed([answer[: self.rules.relevance_chars]], "passage")
-        cos = float((q @ a.T)[0, 0])
-        span = max(self.rules.relevance_ceiling - self.rules.relevance_floor, 1e-6)
-        return float(min(max((cos - self.rules.relevance_floor) / span, 0.0), 1.0))
+    def _embedding_plan(self, evidence: Evidence) -> tuple[list[int], list[int]]:
+        """Claims the lexical and numeric evidence leaves undecided, and each one's best few sentences.
+
+        A claim with a number missing from the context is unsupported whatever e5 says, and a claim
+        copied from a window is supported; the others get their top ``embedding_candidates`` sentences by
+        lexical coverage, among those reaching ``embedding_min_lexical`` (e5 costs ~25 ms per sentence).
+        """
+        if not evidence.lexical.size:
+            return [], []
+        copied = _copied(evidence, self.rules.support.lexical_sufficient).any(axis=1)
+        rows = [i for i, ok in enumerate(evidence.numbers_ok) if ok and not copied[i]]
+        k, floor = self.rules.embedding_candidates, self.rules.embedding_min_lexical
+        cols = {
+            int(j)
+            for i in rows
+            for j in np.argsort(-evidence.lexical[i], kind="stable")[:k]
+            if evidence.lexical[i, j] >= floor
+        }
+        return (rows, sorted(cols)) if cols else ([], [])
 
     def _claim_verdicts(
         self, item: JudgeInput, evidence: Evidence, supports: Matrix
     ) -> tuple[ClaimVerdict, ...]:
+        """Supported claims name the chunks with a sentence over the threshold; every claim gets its best
+        support score."""
         threshold = self.rules.support.threshold
         out: list[ClaimVerdict] = []
         for row, claim in enumerate(evidence.claims):
+            best = float(supports[row].max()) if supports.shape[1] else 0.0
             hits = {evidence.sentence_chunk[col] for col in np.flatnonzero(supports[row] >= threshold)}
-            supported = bool(hits) and evidence.numbers_ok[row]
-            ids = tuple(item.chunks[i].chunk_id for i in sorted(hits)) if supported else ()
-            out.append(ClaimVerdict(text=claim.text, supported=supported, chunk_ids=ids))
+            ids = tuple(item.chunks[i].chunk_id for i in sorted(hits))
+            out.append(ClaimVerdict(claim.text, bool(hits), ids, round(best, 4)))
         return tuple(out)
 
     def _lexical(
         self, claims: Sequence[Claim], sentences: Sequence[str], owner: Sequence[int]
-    ) -> tuple[Matrix, Matrix]:
-        """Coverage of each claim by each sentence window, and whether a salient unit is missing from it."""
+    ) -> tuple[Matrix, Matrix, npt.NDArray[np.float64]]:
+        """Coverage of each claim's content words by each sentence window, the share of its salient units
+        missing from the window, and the coverage of all its tokens by the whole context."""
         stop = self.rules.stopwords
         units = [lexical_units(s, stop) for s in sentences]
         windows = [_window(units, owner, i) for i in range(len(sentences))]
         claim_units = [lexical_units(c.text, stop) for c in claims]
         salient = [salient_units(c.text) for c in claims]
+        shape = (len(claims), len(sentences))
         lexical = np.array([[coverage(cu, w) for w in windows] for cu in claim_units], dtype=np.float64)
         novel = np.array([[_novel(sal, w) for w in windows] for sal in salient], dtype=np.float64)
-        return lexical, novel
-
-    def _cosine(self, claims: Sequence[str], sentences: Sequence[str], lexical: Matrix) -> Matrix:
-        """Claim-sentence cosines, embedding only each claim's best sentences by lexical coverage.
-
-        e5 costs ~0.1 s per 20-word sentence on a shared CPU, so the others keep the floor cosine (0).
-        """
-        k = self.rules.embedding_candidates
-        picked = sorted({int(j) for row in lexical for j in np.argsort(-row, kind="stable")[:k]})
-        a = self._embedder.embed(list(claims), "query")
-        b = self._embedder.embed([sentences[j] for j in picked], "query")
-        out = np.zeros(lexical.shape, dtype=np.float64)
-        out[:, picked] = a @ b.T
-        return out
+        # Every token counts here, function words included: a claim rephrased away from the context's
+        # wording ("X was born in 1972" over "X (born March 17, 1972)") is a weaker match than a copied span.
+        everything = set().union(*(lexical_units(s) for s in sentences))
+        coverage_all = np.array(
+            [coverage(lexical_units(c.text), everything) for c in claims], dtype=np.float64
+        )
+        return lexical.reshape(shape), novel.reshape(shape), coverage_all.reshape(len(claims))
 
     def _mismatch(self, claims: Sequence[str], sentences: Sequence[str]) -> Matrix:
         left = np.array([self._negated(c) for c in claims], dtype=np.float64)
         right = np.array([self._negated(s) for s in sentences], dtype=np.float64)
-        return np.abs(left[:, None] - right[None, :])
+        return np.abs(left[:, None] - right[None, :]).reshape(len(claims), len(sentences))
 
     def _negated(self, text: str) -> bool:
         folded = fold(text)
