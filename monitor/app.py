@@ -157,7 +157,7 @@ class Engine:
                     return
                 await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S)
                 continue
-            self._apply_backpressure()
+            await self._apply_backpressure()
             room = max(1, self._high - len(self._tasks))  # never read past max_inflight
             messages = await self._poll_unless_stopped(stop, min(max_records, room))
             self.health.tick()
@@ -181,17 +181,18 @@ class Engine:
         poll.cancel()
         return []
 
-    def _apply_backpressure(self) -> None:
+    async def _apply_backpressure(self) -> None:
+        """Pause the source past ``max_inflight`` traces in flight, resume at half; on the source thread."""
         inflight = len(self._tasks)
         self.metrics.inflight.set(inflight)
         if not self._paused and inflight >= self._high:
             self._paused = True
-            self.source.pause()
+            await self._worker.call(self.source.pause)
             self.metrics.paused.set(1)
             log.info("source_paused", inflight=inflight)
         elif self._paused and inflight <= self._low:
             self._paused = False
-            self.source.resume()
+            await self._worker.call(self.source.resume)
             self.metrics.paused.set(0)
             log.info("source_resumed", inflight=inflight)
 
@@ -203,13 +204,22 @@ class Engine:
         except TraceError as exc:
             self._reject(message, exc.reason, exc.detail)
             return
+        finally:
+            set_message(None)
         set_message(message.origin, parsed.trace_id)
-        if isinstance(parsed, FeedbackEvent):
-            self._feedback(parsed, message)
-        else:
-            self._start(parsed, message)
+        try:
+            if isinstance(parsed, FeedbackEvent):
+                self._feedback(parsed, message)
+            else:
+                self._start(parsed, message)
+        except Exception as exc:  # noqa: BLE001 - a poison message must not stop the daemon; it is dead-lettered
+            log.exception("message_failed")
+            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+        finally:
+            set_message(None)  # tasks started above keep their own copy of the context
 
     def _start(self, trace: Trace, message: Message, late: LateDecision | None = None) -> None:
+        ev: Evaluation | None = None
         try:
             preset = (late.reasons, late.judge) if late is not None else None
             ev = self.pipeline.assess(trace, message.origin, preset)
@@ -218,20 +228,21 @@ class Engine:
                 self._finish(ev, message)
                 return
         except Exception as exc:  # noqa: BLE001 - a poison trace must not stop the daemon; it is dead-lettered
-            log.exception("trace_failed", stage="assess")
-            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+            log.exception("trace_failed", stage="assess" if ev is None else "finish")
+            counted = ev is not None and ev.exported
+            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}", counted=counted)
             return
         task = asyncio.create_task(self._judge_and_finish(ev, message))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _judge_and_finish(self, ev: Evaluation, message: Message) -> None:
-        await self.pipeline.judge(ev)  # the task inherited the message's logging context
         try:
+            await self.pipeline.judge(ev)  # the task inherited the message's logging context
             self._finish(ev, message)
         except Exception as exc:  # noqa: BLE001 - same poison policy as the cheap path
-            log.exception("trace_failed", stage="finish")
-            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+            log.exception("trace_failed", stage="judge")
+            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}", counted=ev.exported)
 
     def _finish(self, ev: Evaluation, message: Message) -> None:
         self.pipeline.finish(ev)
@@ -252,9 +263,11 @@ class Engine:
             return
         self._start(decision.trace, message, late=decision)
 
-    def _reject(self, message: Message, reason: str, detail: str) -> None:
+    def _reject(self, message: Message, reason: str, detail: str, counted: bool = False) -> None:
+        """Dead-letter a message; ``counted`` when its trace was already counted as ok."""
         self.metrics.invalid.labels(reason).inc()
-        self.metrics.traces.labels("invalid").inc()
+        if not counted:
+            self.metrics.traces.labels("invalid").inc()
         self.summary.invalid[reason] += 1
         log.warning("message_rejected", reason=reason, detail=detail)
         try:

@@ -1,7 +1,7 @@
 """Settings: one frozen object built once at start from defaults, a YAML file, the environment and flags.
 
 Precedence, lowest first: defaults, ``--config FILE`` (YAML), ``RAGMON_*`` environment variables
-(nested with ``__``, e.g. ``RAGMON_KAFKA__SASL_PASSWORD``), then command-line flags. The judge key is
+(nested with ``__``, e.g. ``RAGMON_KAFKA__SASL_PLAIN_PASSWORD``), then command-line flags. The judge key is
 read from ``RAGMON_JUDGE_API_KEY`` only, never from a file or a flag. No other module reads
 ``os.environ``.
 """
@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
@@ -148,13 +149,19 @@ def load_settings(
 
 
 def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
-    """RAGMON_* variables as a nested dict (``__`` separates levels); the judge key is handled apart."""
+    """RAGMON_* variables naming a setting, as a nested dict (``__`` separates levels).
+
+    Other RAGMON_* names are not ours to reject: Kubernetes injects RAGMON_PORT, RAGMON_SERVICE_HOST...
+    for a Service named ragmon. The judge key is handled apart.
+    """
     values: dict[str, Any] = {}
     for name, raw in environ.items():
         upper = name.upper()
         if not upper.startswith(ENV_PREFIX) or upper == JUDGE_KEY_ENV:
             continue
         path = upper[len(ENV_PREFIX) :].lower().split("__")
+        if path[0] not in Settings.model_fields:
+            continue
         node = values
         for part in path[:-1]:
             node = node.setdefault(part, {})
@@ -205,6 +212,35 @@ def _describe(exc: ValidationError, config_file: Path | None) -> str:
     return "\n".join(lines)
 
 
+MASK = "**********"
+_SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "sig")
+
+
 def masked(settings: Settings) -> dict[str, Any]:
-    """The effective settings as plain data, with every secret replaced by ``**********``."""
-    return settings.model_dump(mode="json")
+    """The effective settings as plain data, with every secret replaced by ``**********``.
+
+    Besides the SecretStr fields: the store URL's password, every extra judge header (gateways put keys
+    there) and extra query parameters whose name looks secret.
+    """
+    data = settings.model_dump(mode="json")
+    if data["store"]:
+        data["store"] = mask_url_password(data["store"])
+    judge = data["judge"]
+    judge["extra_headers"] = {name: MASK for name in judge["extra_headers"]}
+    judge["extra_query"] = {
+        name: MASK if any(w in name.lower() for w in _SECRET_QUERY_WORDS) else value
+        for name, value in judge["extra_query"].items()
+    }
+    for url in ("url", "embeddings_url"):
+        if judge[url]:
+            judge[url] = mask_url_password(judge[url])
+    return data
+
+
+def mask_url_password(url: str) -> str:
+    """``postgresql://user:secret@host/db`` -> ``postgresql://user:**********@host/db``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", f":{MASK}@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))

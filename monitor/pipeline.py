@@ -38,6 +38,11 @@ class SinkLike(Protocol):
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None: ...
 
 
+# What a late-feedback re-run can add to a trace; its other flags were counted when it was first handled.
+LATE_FLAGS = frozenset(
+    {"negative_feedback", "low_faithfulness", "low_answer_relevance", "low_context_relevance", "judge_error"}
+)
+
 FlagEvaluator = Callable[["Evaluation"], list[dict[str, Any]]]
 Sampler = Callable[["Evaluation"], tuple[tuple[str, ...], bool, bool]]
 
@@ -59,6 +64,7 @@ class Evaluation:
     judge_error: str | None = None
     flags: list[dict[str, Any]] = field(default_factory=list)
     late: bool = False  # re-assessed on late feedback: per-trace counters were exported the first time
+    exported: bool = False  # its metrics are out: a failure after this must not count it again
 
     def record(self) -> dict[str, Any]:
         """The result record (DESIGN.md): one JSON object per trace."""
@@ -196,6 +202,9 @@ class Pipeline:
                 ev.judge_error, outcome = f"deadline of {self._judge_deadline_s:g}s exceeded", "timeout"
             except JudgeError as exc:
                 ev.judge_error, outcome = f"{type(exc).__name__}: {exc}", type(exc).__name__
+            except Exception as exc:  # noqa: BLE001 - a judge bug is this trace's judge_error, not a lost trace
+                log.exception("judge_crashed", trace_id=ev.trace.trace_id)
+                ev.judge_error, outcome = f"{type(exc).__name__}: {exc}", "error"
             finally:
                 self.metrics.judge_inflight.dec()
             elapsed = time.perf_counter() - started
@@ -253,12 +262,14 @@ class Pipeline:
     def _export(self, ev: Evaluation) -> None:
         if not ev.late:
             self._export_trace(ev)
+        ev.exported = True
         m = self.metrics
         if ev.to_judge:
             for reason in ev.sampled:
                 m.sampled.labels(reason).inc()
         for flag in ev.flags:
-            m.flagged.labels(flag["reason"]).inc()
+            if not ev.late or flag["reason"] in LATE_FLAGS:
+                m.flagged.labels(flag["reason"]).inc()
         m.last_trace_ts.set(time.time())
 
     def _export_trace(self, ev: Evaluation) -> None:

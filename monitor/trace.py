@@ -208,6 +208,8 @@ def parse_message(raw: bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Mes
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TraceError("invalid_json", f"{exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise TraceError("invalid_json", "nested too deeply") from exc
     return validate_message(data)
 
 

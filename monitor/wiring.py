@@ -7,6 +7,7 @@ stage's output into the next one's input (signals -> sampling inputs, findings -
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import structlog
 
 from monitor.config import Settings
 from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
+from monitor.exceptions import ConfigError, StoreError
 from monitor.feedback_window import FeedbackWindow, handle_late_feedback
 from monitor.flags import FlagInputs, FlagRules
 from monitor.golden import DEFAULT_MATCH_THRESHOLD, GoldenChecker, GoldenMatcher, GoldenSet
@@ -34,6 +36,7 @@ from monitor.trace import FeedbackEvent, Trace
 log = structlog.get_logger(__name__)
 PENDING_REFRESH_S = 5.0
 AGREEMENT_REFRESH_S = 60.0
+MAX_QUEUED_CASES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +124,27 @@ def flag_inputs(ev: Evaluation) -> FlagInputs:
 
 
 class ReviewSink:
-    """Upserts flagged traces into the review store (idempotent by trace id); keeps the gauge fresh."""
+    """Writes flagged traces to the review store (idempotent by trace id) and keeps its gauges fresh.
+
+    A store outage loses nothing short of ``max_queued`` cases: failed writes wait in a bounded queue
+    and are retried, oldest first, with the next flagged trace. A late-feedback re-run that was not
+    judged only adds its reasons, so the judge's verdicts already stored are kept.
+    """
 
     every_trace = False
 
-    def __init__(self, store: ReviewStore, metrics: Metrics, thresholds: dict[str, float]) -> None:
+    def __init__(
+        self,
+        store: ReviewStore,
+        metrics: Metrics,
+        thresholds: dict[str, float],
+        max_queued: int = MAX_QUEUED_CASES,
+    ) -> None:
         self.store = store
         self.metrics = metrics
         self.thresholds = thresholds
+        self._queue: deque[tuple[dict[str, Any], dict[str, Any], list[str], bool]] = deque()
+        self._max_queued = max_queued
         self._refreshed = 0.0
         self._agreement_at = 0.0
         self.refresh()
@@ -136,8 +152,27 @@ class ReviewSink:
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
         if not flagged:
             return
-        self.store.upsert_case(trace.model_dump(mode="json"), record, [f["reason"] for f in record["flags"]])
-        self.metrics.review_upserts.labels("ok").inc()
+        if len(self._queue) >= self._max_queued:
+            dropped = self._queue.popleft()
+            self.metrics.review_upserts.labels("dropped").inc()
+            log.error("review_case_dropped", trace_id=dropped[0].get("trace_id"), queued=len(self._queue))
+        reasons = [f["reason"] for f in record["flags"]]
+        self._queue.append((trace.model_dump(mode="json"), record, reasons, late and record["judge"] is None))
+        self.drain()
+
+    def drain(self) -> None:
+        """Write the queued cases, oldest first; stop at the first store error and keep the rest."""
+        while self._queue:
+            trace, record, reasons, reasons_only = self._queue[0]
+            write = self.store.add_reasons if reasons_only else self.store.upsert_case
+            try:
+                write(trace, record, reasons)
+            except StoreError as exc:
+                self.metrics.review_upserts.labels("error").inc()
+                log.error("review_store_failed", error=str(exc), queued=len(self._queue))
+                return
+            self._queue.popleft()
+            self.metrics.review_upserts.labels("ok").inc()
         if time.monotonic() - self._refreshed >= PENDING_REFRESH_S:
             self.refresh()
 
@@ -145,10 +180,13 @@ class ReviewSink:
         """Pending count every few seconds; judge-human agreement from labelled cases every minute."""
         now = time.monotonic()
         self._refreshed = now
-        self.metrics.review_pending.set(self.store.pending_count())
-        if now - self._agreement_at >= AGREEMENT_REFRESH_S or not self._agreement_at:
-            self._agreement_at = now
-            refresh_agreement_gauge(self.store, self.metrics.judge_human_agreement, self.thresholds)
+        try:
+            self.metrics.review_pending.set(self.store.pending_count())
+            if now - self._agreement_at >= AGREEMENT_REFRESH_S or not self._agreement_at:
+                self._agreement_at = now
+                refresh_agreement_gauge(self.store, self.metrics.judge_human_agreement, self.thresholds)
+        except StoreError as exc:
+            log.error("review_store_failed", error=str(exc), during="refresh")
 
 
 def rules_path(settings: Settings, name: str) -> Path | None:
@@ -179,8 +217,6 @@ async def build_judge(
     from monitor.judge.llm import LLMJudge
 
     if not j.url or not j.model:
-        from monitor.exceptions import ConfigError
-
         raise ConfigError("judge.url and judge.model are required when judge.kind is 'openai'")
     client = ChatClient(
         ChatClientSettings(

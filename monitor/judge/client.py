@@ -286,7 +286,12 @@ class ChatClient:
                 retryable=True,
                 retry_after_s=retry_after_seconds(response.headers),
             )
-        if status in (400, 422) and "response_format" in body and self.settings.json_schema == "auto":
+        if (
+            status in (400, 422)
+            and "response_format" in body
+            and self.settings.json_schema == "auto"
+            and _rejects_schema(response)
+        ):
             log.warning("judge_json_schema_unsupported", status=status)
             self._use_schema = False
             return _Attempt(schema_rejected=True)
@@ -409,3 +414,9 @@ def _secret(value: str | SecretStr | None) -> str | None:
 
 def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _rejects_schema(response: httpx.Response) -> bool:
+    """Whether a 400/422 is about structured output, not e.g. a prompt over the context length."""
+    text = response.text.lower()
+    return any(word in text for word in ("response_format", "json_schema", "schema", "structured"))

@@ -72,7 +72,9 @@ class LLMJudge:
         try:
             fresh, usage = await self._within_deadline(item)
         except asyncio.CancelledError:
-            future.cancel()
+            # Duplicates awaiting this judgement were not cancelled themselves: they get a judge error.
+            future.set_exception(JudgeTimeout("the judgement this duplicate waited for was cancelled"))
+            future.exception()
             raise
         except Exception as exc:
             future.set_exception(exc)

@@ -47,6 +47,12 @@ ON CONFLICT (trace_id) DO UPDATE SET
     index_version = excluded.index_version, trace = excluded.trace, result = excluded.result,
     updated_at = excluded.updated_at
 """
+_INSERT_CASE_IF_ABSENT = """
+INSERT INTO review_cases (trace_id, question, model_id, prompt_version, index_version, trace, result,
+                          status, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+ON CONFLICT (trace_id) DO NOTHING
+"""
 _INSERT_FLAG = """
 INSERT INTO review_flags (trace_id, reason, detail, first_seen) VALUES (?, ?, ?, ?)
 ON CONFLICT (trace_id, reason) DO NOTHING
@@ -112,6 +118,18 @@ class ReviewStore:
         self, trace: Mapping[str, Any], result: Mapping[str, Any], reasons: Sequence[str]
     ) -> None:
         """Insert or refresh the case for this trace; its reasons are merged with those already stored."""
+        self._write_case(_UPSERT_CASE, trace, result, reasons)
+
+    def add_reasons(
+        self, trace: Mapping[str, Any], result: Mapping[str, Any], reasons: Sequence[str]
+    ) -> None:
+        """Merge reasons into the case, keeping its stored result (a late re-run must not erase the
+        judge's verdicts); the case is created from ``result`` only when there is none yet."""
+        self._write_case(_INSERT_CASE_IF_ABSENT, trace, result, reasons)
+
+    def _write_case(
+        self, statement: str, trace: Mapping[str, Any], result: Mapping[str, Any], reasons: Sequence[str]
+    ) -> None:
         trace_id = str(trace.get("trace_id") or result.get("trace_id") or "")
         if not trace_id:
             raise StoreError("cannot store a case without a trace_id")
@@ -130,7 +148,7 @@ class ReviewStore:
         )
         details = _flag_details(clean_result)
         with self._tx() as tx:
-            tx.execute(_UPSERT_CASE, case_row)
+            tx.execute(statement, case_row)
             for reason in dict.fromkeys(reasons):
                 tx.execute(_INSERT_FLAG, (trace_id, reason, details.get(reason), now))
 

@@ -37,8 +37,8 @@ class OffsetTracker:
         """Mark ``offset`` fully handled; unknown partitions (revoked meanwhile) are ignored."""
         with self._lock:
             state = self._parts.get(partition)
-            if state is None:
-                return
+            if state is None or not state.pending or offset < state.pending[0]:
+                return  # revoked meanwhile, or an old ack from before a revoke and reassign
             state.done.add(offset)
             while state.pending and state.pending[0] in state.done:
                 head = state.pending.popleft()

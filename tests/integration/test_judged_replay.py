@@ -130,3 +130,22 @@ def test_judge_failure_is_a_flag_and_negative_feedback_still_reaches_review(tmp_
     with open_store(str(tmp_path / "review.db")) as store:
         case = store.get("j-0")
     assert case is not None and "negative_feedback" in case.reasons
+
+
+def test_late_negative_feedback_keeps_the_stored_verdicts(tmp_path: Path) -> None:
+    """A thumbs-down after judging adds negative_feedback to the case without erasing its scores."""
+    src = tmp_path / "in.jsonl"
+    trace = {**TRACES[1], "answer": "Bạn được trả trong 30 ngày."}
+    late = {"type": "feedback", "trace_id": trace["trace_id"], "rating": "negative", "reason": "wrong_info"}
+    src.write_text(json.dumps(trace, ensure_ascii=False) + "\n" + json.dumps(late) + "\n", encoding="utf-8")
+    llm = ScriptedLLM()
+    llm.on("check an answer", Reply.json(grounding_json([("Trả trong 30 ngày.", False, [])], [0])))
+    llm.on("Write", Reply.json(relevance_json(["Trả áo trong mấy ngày?"] * 3)))
+    with llm:
+        registry, _ = _run(tmp_path, src, judge={"kind": "openai", "url": llm.base_url, "model": "judge-m"})
+    with open_store(str(tmp_path / "review.db")) as store:
+        case = store.get(trace["trace_id"])
+    assert case is not None
+    assert {"negative_feedback", "low_faithfulness", "numeric_unsupported"} <= set(case.reasons)
+    assert case.result["scores"]["faithfulness"] == 0.0
+    assert registry.get_sample_value("ragmon_flagged_total", {"reason": "numeric_unsupported"}) == 1

@@ -73,3 +73,25 @@ def test_config_show_masks_secrets(
     out = capsys.readouterr().out
     assert "sk-live-123" not in out and "hunter2" not in out
     assert "'**********'" in out
+
+
+def test_foreign_ragmon_variables_are_ignored() -> None:
+    """Kubernetes service links (RAGMON_PORT, RAGMON_SERVICE_HOST) do not stop the daemon."""
+    env = {
+        "RAGMON_PORT": "tcp://10.0.0.1:9108",
+        "RAGMON_SERVICE_HOST": "10.0.0.1",
+        "RAGMON_METRICS_PORT": "9200",
+    }
+    assert load_settings(environ=env).metrics_port == 9200
+
+
+def test_store_password_and_judge_headers_are_masked() -> None:
+    """The store URL's password and extra judge headers never reach the printed config."""
+    env = {
+        "RAGMON_STORE": "postgresql://ragmon:hunter2@db:5432/ragmon",
+        "RAGMON_JUDGE__EXTRA_HEADERS": '{"x-api-key": "sk-gateway"}',
+        "RAGMON_JUDGE__EXTRA_QUERY": '{"api-version": "2024-10-21", "sig": "s3cret"}',
+    }
+    shown = str(masked(load_settings(environ=env)))
+    assert "hunter2" not in shown and "sk-gateway" not in shown and "s3cret" not in shown
+    assert "postgresql://ragmon:**********@db:5432/ragmon" in shown and "2024-10-21" in shown

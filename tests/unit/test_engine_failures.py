@@ -1,0 +1,99 @@
+"""Failures inside a stage never lose a trace: a crashing judge, a review store outage."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from monitor.app import Engine
+from monitor.config import load_settings
+from monitor.exceptions import StoreError
+from monitor.judge.base import JudgeInput, JudgeResult
+from monitor.metrics import Metrics
+from monitor.pipeline import Evaluation, Pipeline
+from monitor.server import Health
+from monitor.sinks import ResultsFile
+from monitor.sources import open_source
+from monitor.trace import Trace
+from monitor.wiring import ReviewSink
+
+
+class CrashingJudge:
+    """A judge with a bug: it raises something that is not a JudgeError."""
+
+    name = "crashing"
+    prompt_version = "v0"
+
+    async def judge(self, item: JudgeInput) -> JudgeResult:
+        raise ValueError(f"could not convert string to float: {item.answer!r}")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _judge_everything(ev: Evaluation) -> tuple[tuple[str, ...], bool, bool]:
+    return ("sample_all",), True, True
+
+
+def test_a_crashing_judge_yields_judge_error_and_the_trace_is_finished(tmp_path: Path) -> None:
+    """An unexpected judge exception becomes judge_error; the trace is written, counted and acked."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"trace_id": "t1", "question": "q", "answer": "25.09.2026"}) + "\n")
+    settings = load_settings(overrides={"source": str(src), "dlq": str(tmp_path / "dlq.jsonl")}, environ={})
+    registry = CollectorRegistry()
+    metrics = Metrics(registry)
+    results = ResultsFile(tmp_path / "out.jsonl")
+    pipeline = Pipeline(metrics, sampler=_judge_everything, judge=CrashingJudge(), sinks=[results])
+    source, dead_letter = open_source(settings)
+    summary = asyncio.run(
+        Engine(settings, metrics, pipeline, source, dead_letter, Health()).run(asyncio.Event())
+    )
+    results.close()
+    record = json.loads((tmp_path / "out.jsonl").read_text())
+    assert record["judge"]["error"].startswith("ValueError")
+    assert summary.traces == 1 and summary.unhandled == 0 and not (tmp_path / "dlq.jsonl").exists()
+    assert (
+        registry.get_sample_value("ragmon_judge_requests_total", {"judge": "crashing", "outcome": "error"})
+        == 1
+    )
+
+
+class FlakyStore:
+    """A review store that is down for its first ``failures`` writes."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.cases: dict[str, list[str]] = {}
+
+    def upsert_case(self, trace: dict[str, Any], result: dict[str, Any], reasons: list[str]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise StoreError("connection refused")
+        self.cases[trace["trace_id"]] = reasons
+
+    add_reasons = upsert_case
+
+    def pending_count(self) -> int:
+        return len(self.cases)
+
+    def list_cases(self, **filters: Any) -> list[Any]:
+        return []
+
+
+def test_review_store_outage_queues_cases_until_it_is_back() -> None:
+    """Cases flagged while the store is down are written, in order, once it answers again."""
+    store = FlakyStore(failures=2)
+    sink = ReviewSink(store, Metrics(CollectorRegistry()), {"faithfulness": 0.8})  # type: ignore[arg-type]
+    for i in range(3):
+        trace = Trace(trace_id=f"t{i}", question="q", answer="a")
+        sink.write(
+            trace,
+            {"trace_id": f"t{i}", "flags": [{"reason": "negative_feedback"}], "judge": None},
+            True,
+            False,
+        )
+    assert list(store.cases) == ["t0", "t1", "t2"]
