@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import structlog
 
 from monitor.config import Settings
-from monitor.exceptions import TraceError
+from monitor.exceptions import SourceError, TraceError
 from monitor.logging import set_message
 from monitor.metrics import Metrics
 from monitor.pipeline import Evaluation, Pipeline
@@ -137,6 +137,7 @@ class Engine:
         self._commit_every_s = settings.kafka.commit_interval_s
         self._last_commit = time.monotonic()
         self._lag_labels: set[tuple[str, str]] = set()
+        self._dead_letter_retry: list[tuple[Message, str, str]] = []
 
     async def run(self, stop: asyncio.Event) -> Summary:
         """Consume until the source is exhausted or ``stop`` is set; then drain, commit and close."""
@@ -270,25 +271,45 @@ class Engine:
             self.metrics.traces.labels("invalid").inc()
         self.summary.invalid[reason] += 1
         log.warning("message_rejected", reason=reason, detail=detail)
+        self._dead_letter(message, reason, detail)
+
+    def _dead_letter(self, message: Message, reason: str, detail: str) -> bool:
+        """Send to the dead-letter sink and ack; on failure keep it (unacked) for a retry at each commit."""
         try:
             self.dead_letter.send(message, reason, detail)
-        except Exception as exc:  # noqa: BLE001 - left unacked so it is redelivered, never silently dropped
+        except Exception as exc:  # noqa: BLE001 - kept for retry and unacked: never silently dropped
             self.metrics.dead_letter_errors.inc()
-            self.summary.unhandled += 1
             log.error("dead_letter_failed", reason=reason, error=f"{type(exc).__name__}: {exc}")
-            return
+            self._dead_letter_retry.append((message, reason, detail))
+            return False
         self.source.ack(message.origin)
+        return True
+
+    def _retry_dead_letters(self) -> None:
+        retry, self._dead_letter_retry = self._dead_letter_retry, []
+        for index, (message, reason, detail) in enumerate(retry):
+            if not self._dead_letter(message, reason, detail):
+                self._dead_letter_retry.extend(retry[index + 1 :])  # the sink is still down; try later
+                return
 
     async def _commit_if_due(self) -> None:
         now = time.monotonic()
         if now - self._last_commit < self._commit_every_s:
             return
         self._last_commit = now
-        await self._worker.call(self._commit)
+        self._retry_dead_letters()
+        try:
+            await self._worker.call(self._commit)
+        except SourceError as exc:  # e.g. dead-letter records not confirmed: nothing is committed this time
+            log.error("commit_skipped", error=str(exc))
 
     def _commit_and_close(self) -> None:
-        self._commit()
-        self.source.close()
+        try:
+            self._commit()
+        except SourceError as exc:  # unconfirmed dead letters: leave the offsets for redelivery
+            log.error("final_commit_skipped", error=str(exc))
+        finally:
+            self.source.close()
 
     def _commit(self) -> None:
         """On the source thread: flush rejected messages, commit the handled prefix, export lag."""
@@ -311,6 +332,8 @@ class Engine:
             if pending:
                 await asyncio.wait(pending, timeout=1.0)
                 log.warning("drain_deadline_exceeded", cancelled=len(pending))
+        self._retry_dead_letters()
+        self.summary.unhandled = len(self._dead_letter_retry)
         deadline = self.settings.shutdown_deadline_s
         try:
             await asyncio.wait_for(self._worker.call(self._commit_and_close), deadline)

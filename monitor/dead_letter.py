@@ -8,6 +8,7 @@ original; for files and stdin it is a line in a JSONL file.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import threading
 from datetime import UTC, datetime
@@ -16,19 +17,29 @@ from typing import IO, Any
 
 from monitor.sources.base import Message
 
+MAX_KEPT_BYTES = 512 * 1024
+
 
 def dead_letter_record(message: Message, reason: str, detail: str) -> dict[str, Any]:
-    """The JSON-ready record for one rejected message; bytes are kept exactly."""
+    """The JSON-ready record for one rejected message; bytes are kept exactly up to ``MAX_KEPT_BYTES``.
+
+    Past that (a ``too_large`` message), the first ``MAX_KEPT_BYTES`` are kept with the full size and a
+    sha256 of the whole, so the record itself fits in a Kafka message.
+    """
+    value = message.value
     record: dict[str, Any] = {
         "reason": reason,
         "detail": detail,
         "origin": message.origin.as_dict(),
         "rejected_at": datetime.now(UTC).isoformat(),
     }
+    if len(value) > MAX_KEPT_BYTES:
+        record.update(size=len(value), sha256=hashlib.sha256(value).hexdigest(), truncated=True)
+        value = value[:MAX_KEPT_BYTES]
     try:
-        record["value"] = message.value.decode("utf-8")
+        record["value"] = value.decode("utf-8")
     except UnicodeDecodeError:
-        record["value_b64"] = base64.b64encode(message.value).decode("ascii")
+        record["value_b64"] = base64.b64encode(value).decode("ascii")
     return record
 
 

@@ -33,6 +33,8 @@ from monitor.sources.offsets import OffsetTracker, Partition
 log = structlog.get_logger(__name__)
 DEFAULT_GROUP = "ragmon"
 LAG_REFRESH_S = 5.0
+DLQ_MAX_BLOCK_MS = 10_000  # a missing dead-letter topic must not freeze the loop for a minute
+DLQ_MAX_REQUEST_BYTES = 2 * 1024 * 1024  # room for a capped rejected message, escaped or base64
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +208,13 @@ class KafkaSource:
         return self._lag
 
     def close(self) -> None:
-        if self._consumer is not None:
+        if self._consumer is None:
+            return
+        try:
             self.commit()
+        except SourceError as exc:  # unconfirmed dead letters: the offsets stay for redelivery
+            log.error("final_commit_skipped", error=str(exc))
+        finally:
             self._consumer.close(autocommit=False)
             self._consumer = None
 
@@ -238,23 +245,46 @@ def _behind(consumer: Any, tp: TopicPartition, listed_end: int) -> int:
 
 
 class KafkaDeadLetterSink:
-    """Produces rejected messages to ``<topic><suffix>``, keyed like the original; flushed before commits."""
+    """Produces rejected messages to ``<topic><suffix>``, keyed like the original.
+
+    ``flush`` runs before every commit and raises ``SourceError`` while any record is not confirmed by
+    the broker (failed sends are retried at each flush), so an offset is never committed past a
+    rejected message that is not safely in the dead-letter topic.
+    """
 
     def __init__(self, bootstrap: tuple[str, ...], topic: str, settings: KafkaSettings) -> None:
         self.topic = topic
+        self._sent: list[tuple[Any, bytes | None, bytes]] = []
         try:
             self._producer = KafkaProducer(
-                bootstrap_servers=list(bootstrap), acks="all", **client_options(settings)
+                bootstrap_servers=list(bootstrap),
+                acks="all",
+                max_block_ms=DLQ_MAX_BLOCK_MS,
+                max_request_size=DLQ_MAX_REQUEST_BYTES,
+                **client_options(settings),
             )
         except KafkaError as exc:
             raise SourceError(f"cannot create the dead-letter producer: {exc}") from exc
 
     def send(self, message: Message, reason: str, detail: str) -> None:
         value = json.dumps(dead_letter_record(message, reason, detail), ensure_ascii=False).encode("utf-8")
-        self._producer.send(self.topic, key=message.key, value=value)
+        self._send(message.key, value)
+
+    def _send(self, key: bytes | None, value: bytes) -> None:
+        try:
+            future = self._producer.send(self.topic, key=key, value=value)
+        except KafkaError as exc:
+            raise SourceError(f"dead-letter send to {self.topic} failed: {exc}") from exc
+        self._sent.append((future, key, value))
 
     def flush(self) -> None:
         self._producer.flush()
+        failed = [(key, value) for future, key, value in self._sent if future.failed()]
+        self._sent = []
+        for key, value in failed:
+            self._send(key, value)  # retried; confirmed (or failed again) by the next flush
+        if failed:
+            raise SourceError(f"{len(failed)} dead-letter record(s) to {self.topic} not confirmed; retrying")
 
     def close(self) -> None:
         self._producer.flush()

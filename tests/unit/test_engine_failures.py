@@ -97,3 +97,54 @@ def test_review_store_outage_queues_cases_until_it_is_back() -> None:
             False,
         )
     assert list(store.cases) == ["t0", "t1", "t2"]
+
+
+class FlakyDeadLetter:
+    """A dead-letter sink that fails its first ``failures`` sends."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.sent: list[str] = []
+
+    def send(self, message: Any, reason: str, detail: str) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError("disk full")
+        self.sent.append(reason)
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def test_a_failed_dead_letter_send_is_retried_not_dropped(tmp_path: Path) -> None:
+    """A rejected message whose dead-letter write fails is kept and written at a later commit."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "{bad\n"
+        + "".join(json.dumps({"trace_id": f"t{i}", "question": "q", "answer": "a"}) + "\n" for i in range(3))
+    )
+    settings = load_settings(overrides={"source": str(src), "kafka": {"commit_interval_s": 0.01}}, environ={})
+    metrics = Metrics(CollectorRegistry())
+    dead_letter = FlakyDeadLetter(failures=1)
+    source, _ = open_source(settings)
+    summary = asyncio.run(
+        Engine(settings, metrics, Pipeline(metrics), source, dead_letter, Health()).run(asyncio.Event())
+    )
+    assert dead_letter.sent == ["invalid_json"]
+    assert summary.unhandled == 0 and summary.traces == 3
+
+
+def test_an_oversized_message_is_dead_lettered_with_its_digest() -> None:
+    """A too_large message keeps its first bytes, its size and a sha256, so the record fits Kafka."""
+    import hashlib
+
+    from monitor.dead_letter import MAX_KEPT_BYTES, dead_letter_record
+    from monitor.sources.base import Message, Origin
+
+    raw = b"x" * (MAX_KEPT_BYTES * 3)
+    record = dead_letter_record(Message(raw, Origin(topic="t", partition=0, offset=7)), "too_large", "big")
+    assert record["size"] == len(raw) and record["truncated"] is True
+    assert record["sha256"] == hashlib.sha256(raw).hexdigest() and len(record["value"]) == MAX_KEPT_BYTES
