@@ -24,6 +24,9 @@ from monitor.review.backend import Row, Tx
 DEFAULT_CONNECT_TIMEOUT = 5
 
 
+STATEMENT_TIMEOUT_MS = 10_000
+
+
 class _PostgresTx:
     def __init__(self, cursor: psycopg.Cursor[Any]) -> None:
         self._cursor = cursor
@@ -76,6 +79,14 @@ class PostgresBackend:
 
     def _connect(self) -> psycopg.Connection[Any]:
         extra: dict[str, Any] = {} if "connect_timeout" in self._url else {"connect_timeout": self._timeout}
+        # A half-open connection or a stuck statement must fail fast, not freeze the daemon's loop.
+        extra.setdefault("keepalives", 1)
+        extra.setdefault("keepalives_idle", 30)
+        extra.setdefault("keepalives_interval", 10)
+        extra.setdefault("keepalives_count", 3)
+        options = str(conninfo_to_dict(self._url).get("options") or "")
+        if "statement_timeout" not in options:  # keep the URL's own options (a search_path, say)
+            extra["options"] = f"{options} -c statement_timeout={STATEMENT_TIMEOUT_MS}".strip()
         try:
             return psycopg.connect(self._url, autocommit=True, **extra)
         except psycopg.Error as exc:

@@ -70,6 +70,8 @@ class SqliteBackend:
                     raise
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
+                if self._conn.in_transaction:  # a failed COMMIT (disk full) leaves it open
+                    self._conn.execute("ROLLBACK")
                 raise StoreError(f"{self.description}: {exc}") from exc
 
     def lock_schema(self, tx: Tx) -> None:
