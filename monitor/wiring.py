@@ -199,7 +199,7 @@ def build_embedder(settings: Settings) -> Embedder:
     j = settings.judge
     if j.embeddings_url:
         key = j.api_key.get_secret_value() if j.api_key else None
-        return OpenAIEmbedder(j.embeddings_url, j.embeddings_model, key)
+        return OpenAIEmbedder(j.embeddings_url, j.embeddings_model, key, j.timeout_s, j.embeddings_input)
     return LocalE5Embedder()
 
 
