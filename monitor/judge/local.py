@@ -404,7 +404,8 @@ class LocalJudge:
         units = [lexical_units(s, stop) for s in sentences]
         windows = [_window(units, owner, i) for i in range(len(sentences))]
         claim_units = [lexical_units(c.text, stop) for c in claims]
-        salient = [salient_units(c.text) for c in claims]
+        # A salient stopword ("La Liga": "la" is a Vietnamese function word) is never in the context units.
+        salient = [[u for u in salient_units(c.text) if not set(u) <= stop] for c in claims]
         shape = (len(claims), len(sentences))
         lexical = np.array([[coverage(cu, w) for w in windows] for cu in claim_units], dtype=np.float64)
         novel = np.array([[_novel(sal, w) for w in windows] for sal in salient], dtype=np.float64)
@@ -417,15 +418,26 @@ class LocalJudge:
         return lexical.reshape(shape), novel.reshape(shape), coverage_all.reshape(len(claims))
 
     def _mismatch(self, claims: Sequence[str], sentences: Sequence[str]) -> Matrix:
-        left = np.array([self._negated(c) for c in claims], dtype=np.float64)
-        right = np.array([self._negated(s) for s in sentences], dtype=np.float64)
-        return np.abs(left[:, None] - right[None, :]).reshape(len(claims), len(sentences))
+        """1 where a claim and the sentence clause that shares most of its words disagree in polarity.
+
+        Looking at the clause, not the whole sentence, keeps a "not" elsewhere in a long sentence from
+        contradicting every claim matched against it.
+        """
+        stop = self.rules.stopwords
+        clauses = [[(c, lexical_units(c, stop)) for c in _clauses(s)] for s in sentences]
+        out = np.zeros((len(claims), len(sentences)), dtype=np.float64)
+        for i, claim in enumerate(claims):
+            units, negated = lexical_units(claim, stop), self._negated(claim)
+            for j, parts in enumerate(clauses):
+                best = max(parts, key=lambda part: len(units & part[1]))[0]
+                out[i, j] = float(negated != self._negated(best))
+        return out
 
     def _negated(self, text: str) -> bool:
         folded = fold(text)
         if any(cue in text for cue in self.rules.negation_zh) and _CJK_RUN.search(text):
             return True
-        words = set(re.findall(r"[^\W_]+(?:'t)?", folded))
+        words = set(re.findall(r"[^\W_]+(?:['’][^\W_]+)*", folded))  # "nor'easter" is not "nor"
         return bool(words & self.rules.negation) or "n't" in folded
 
     def _quantities(self, text: str) -> set[tuple[float, str | None]]:
@@ -462,6 +474,14 @@ def _context_sentences(item: JudgeInput) -> tuple[list[str], tuple[int, ...]]:
             sentences.append(sentence)
             owner.append(index)
     return sentences, tuple(owner)
+
+
+_CLAUSE = re.compile(r"[,;:，；、،]|\s(?:but|while|although|whereas|nhưng|nhung|ولی|اما)\s|但|而")
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence cut at commas and contrastive conjunctions, where a negation's scope usually ends."""
+    return [c for c in _CLAUSE.split(sentence) if c.strip()] or [sentence]
 
 
 def _window(units: Sequence[set[str]], owner: Sequence[int], i: int) -> set[str]:
