@@ -145,7 +145,10 @@ class SupportParams:
 
 def _copied(evidence: Evidence, sufficient: float) -> npt.NDArray[np.bool_]:
     """Pairs where the window covers the claim's words, adds nothing novel and agrees in polarity."""
-    return (evidence.lexical >= sufficient) & (evidence.novel == 0) & (evidence.mismatch == 0)
+    copied: npt.NDArray[np.bool_] = (
+        (evidence.lexical >= sufficient) & (evidence.novel == 0) & (evidence.mismatch == 0)
+    )
+    return copied
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,8 +373,8 @@ class LocalJudge:
         """
         if not evidence.lexical.size:
             return [], []
-        copied = _copied(evidence, self.rules.support.lexical_sufficient).any(axis=1)
-        rows = [i for i, ok in enumerate(evidence.numbers_ok) if ok and not copied[i]]
+        copied = np.atleast_1d(_copied(evidence, self.rules.support.lexical_sufficient).any(axis=1))
+        rows = [i for i, ok in enumerate(evidence.numbers_ok) if ok and not bool(copied[i])]
         k, floor = self.rules.embedding_candidates, self.rules.embedding_min_lexical
         cols = {
             int(j)

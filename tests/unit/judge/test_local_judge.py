@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from monitor.embeddings import LocalE5Embedder
+from monitor.embeddings import Kind, LocalE5Embedder, Vectors
 from monitor.exceptions import ConfigError
-from monitor.judge.base import JudgeChunk, JudgeInput, JudgeResult
-from monitor.judge.local import LocalJudge, PlainNumbers
+from monitor.judge.base import ClaimVerdict, JudgeChunk, JudgeInput, JudgeResult
+from monitor.judge.claims import split_claims
+from monitor.judge.local import LocalJudge, PlainNumbers, ranking_score
 
 DATA = Path(__file__).parents[2] / "data" / "local_judge"
 CASES: list[dict[str, Any]] = yaml.safe_load((DATA / "judge.yaml").read_text(encoding="utf-8"))
@@ -127,3 +129,85 @@ def test_invalid_rule_pack_raises_config_error(tmp_path: Path) -> None:
     (tmp_path / "local_judge.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match="quote YAML words"):
         LocalJudge(LocalE5Embedder(), rules_dir=tmp_path)
+
+
+class CountingEmbedder(LocalE5Embedder):
+    """The real e5 embedder, recording what each ``embed`` call asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, tuple[str, ...]]] = []
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        self.calls.append((kind, tuple(texts)))
+        return super().embed(texts, kind)
+
+
+def test_every_claim_gets_a_support_score_consistent_with_its_verdict(judge: LocalJudge) -> None:
+    """Each claim carries a score in [0, 1]; it is supported exactly when the score reaches the threshold."""
+    for case in CASES:
+        result = run(judge, case["question"], case["answer"], case["chunks"])
+        for claim in result.verdicts.claims:
+            assert claim.score is not None and 0.0 <= claim.score <= 1.0
+            assert claim.supported == (claim.score >= judge.rules.support.threshold - 1e-4)
+
+
+def test_ranking_score_breaks_faithfulness_ties_by_support(judge: LocalJudge) -> None:
+    """Two fully faithful answers: the one reworded away from the context ranks below the copied one."""
+    chunks = CASES[0]["chunks"]
+    copied = run(judge, "What is the capital of France?", "Paris is the capital of France.", chunks)
+    reworded = run(judge, "What is the capital of France?", "Paris has been the capital of France.", chunks)
+    assert copied.scores.faithfulness == reworded.scores.faithfulness == 1.0
+    copied_rank, reworded_rank = (ranking_score(r.verdicts.claims) for r in (copied, reworded))
+    assert copied_rank is not None and reworded_rank is not None
+    assert copied_rank > reworded_rank > 1.0 - 1e-5
+    assert ranking_score(()) is None
+
+
+def test_ranking_score_orders_by_faithfulness_first() -> None:
+    """A higher faithfulness always ranks higher, whatever the claims' support scores."""
+    weak_but_supported = (ClaimVerdict("a", True, (), 0.61), ClaimVerdict("b", True, (), 0.61))
+    strong_but_half = (ClaimVerdict("a", True, (), 1.0), ClaimVerdict("b", False, (), 0.59))
+    assert (ranking_score(weak_but_supported) or 0) > (ranking_score(strong_but_half) or 0)
+
+
+def test_one_passage_batch_and_one_query_per_trace() -> None:
+    """A trace costs one passage embed call (claims, candidate sentences, answer) and one query call."""
+    embedder = CountingEmbedder()
+    judge = LocalJudge(embedder)
+    run(
+        judge,
+        "What is in cookies?",
+        "Cookies contain flour and butter, and they are baked.",
+        CASES[0]["chunks"],
+    )
+    assert [kind for kind, _ in embedder.calls] == ["passage", "query"]
+
+
+def test_lexically_decided_claims_are_not_embedded() -> None:
+    """A copied claim and a claim with a number missing from the context skip the embedding."""
+    embedder = CountingEmbedder()
+    judge = LocalJudge(embedder)
+    answer = "Paris is the capital of France, and its population is about 9 million."
+    result = run(judge, "What is the capital of France?", answer, CASES[0]["chunks"])
+    assert [c.supported for c in result.verdicts.claims] == [True, False]
+    passages = next(texts for kind, texts in embedder.calls if kind == "passage")
+    assert not any(claim.text in passages for claim in result.verdicts.claims)
+
+
+def test_negation_elsewhere_in_a_long_sentence_does_not_contradict(judge: LocalJudge) -> None:
+    """Polarity is read in the clause that matches the claim, and "nor'easter" holds no "nor"."""
+    chunk = "The store is not open on Sundays, but shipping is free for orders over 50 dollars."
+    result = run(judge, "Is shipping free?", "Shipping is free for orders over 50 dollars.", [chunk])
+    assert result.scores.faithfulness == 1.0
+    storm = run(judge, "What hit?", "A nor'easter hit the coast.", ["A nor'easter hit the coast in 1992."])
+    assert storm.scores.faithfulness == 1.0
+    flipped = run(judge, "Is shipping free?", "Shipping is not free for orders over 50 dollars.", [chunk])
+    assert flipped.scores.faithfulness == 0.0
+
+
+def test_thousands_separators_do_not_split_claims() -> None:
+    """ "1,500,000" is one number, not an enumeration of three claims."""
+    assert [c.text for c in split_claims("The stadium cost 1,500,000 dollars.", "en")] == [
+        "The stadium cost 1,500,000 dollars"
+    ]
