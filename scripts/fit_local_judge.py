@@ -70,17 +70,18 @@ def data_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "benchs"
 
 
-def read_jsonl(path: Path, limit: int, seed: int) -> list[dict[str, object]]:
-    """A seeded random sample of ``limit`` rows of a JSON-lines file."""
+def read_jsonl(path: Path, limit: int, seed: int, offset: int = 0) -> list[dict[str, object]]:
+    """Rows ``offset`` to ``offset + limit`` of a seeded shuffle of a JSON-lines file: samples with
+    different offsets and the same seed never share a row."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     random.Random(seed).shuffle(rows)  # noqa: S311 - a reproducible sample, not a secret
-    return rows[:limit]
+    return rows[offset : offset + limit]
 
 
-def halueval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
+def halueval_cases(judge: LocalJudge, limit: int, seed: int, offset: int = 0) -> Iterator[Case]:
     """Each HaluEval QA item gives two answers over its knowledge: the right one and the hallucinated one."""
     for group, row in enumerate(
-        read_jsonl(data_dir() / "halueval" / "dataset_halueval_qa.jsonl", limit, seed)
+        read_jsonl(data_dir() / "halueval" / "dataset_halueval_qa.jsonl", limit, seed, offset)
     ):
         knowledge, question = str(row["knowledge"]), str(row["question"])
         for answer, label in ((str(row["right_answer"]), 1), (str(row["hallucinated_answer"]), 0)):
@@ -90,10 +91,10 @@ def halueval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
             )
 
 
-def uhgeval_cases(judge: LocalJudge, limit: int, seed: int) -> Iterator[Case]:
+def uhgeval_cases(judge: LocalJudge, limit: int, seed: int, offset: int = 0) -> Iterator[Case]:
     """Each UHGEval continuation's claims, labelled by the annotated keywords they contain."""
     for group, row in enumerate(
-        read_jsonl(data_dir() / "uhgeval" / "dataset_uhgeval_concise.jsonl", limit, seed)
+        read_jsonl(data_dir() / "uhgeval" / "dataset_uhgeval_concise.jsonl", limit, seed, offset)
     ):
         context = f"{row['newsBeginning']}\n{row['newsRemainder']}"
         item = JudgeInput("uhgeval", "", str(row["hallucinatedContinuation"]), chunk(context), "zh")
@@ -217,17 +218,27 @@ def write_params(params: SupportParams, path: Path = RULES / "local_judge.yaml")
     yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def run(halueval: int, uhgeval: int, seed: int, do_fit: bool) -> list[dict[str, object]]:
-    """Build the cases, optionally fit on the even half, and report both halves."""
+def run(
+    halueval: int, uhgeval: int, seed: int, do_fit: bool, offset: tuple[int, int] = (0, 0)
+) -> list[dict[str, object]]:
+    """Build the cases, optionally fit on the even half, and report both halves and the whole sample.
+
+    ``offset`` skips that many shuffled HaluEval and UHGEval rows: with offsets past the fitting sample
+    (300, 100) every row is fresh, so the "all" line is a second held-out measurement.
+    """
     judge = LocalJudge(LocalE5Embedder())
-    cases = [*halueval_cases(judge, halueval, seed), *uhgeval_cases(judge, uhgeval, seed)]
+    cases = [
+        *halueval_cases(judge, halueval, seed, offset[0]),
+        *uhgeval_cases(judge, uhgeval, seed, offset[1]),
+    ]
     fit_half = [c for c in cases if c.group % 2 == 0]
     test_half = [c for c in cases if c.group % 2 == 1]
     params = fit(fit_half, judge.rules.support) if do_fit else judge.rules.support
-    base = {"params": {k: getattr(params, k) for k in GRID}, "seed": seed}
+    base = {"params": {k: getattr(params, k) for k in GRID}, "seed": seed, "offset": list(offset)}
     return [
         {"name": "local_judge_auroc", "split": "fit", **base, **evaluate(fit_half, params)},
         {"name": "local_judge_auroc", "split": "held_out", **base, **evaluate(test_half, params)},
+        {"name": "local_judge_auroc", "split": "all", **base, **evaluate(cases, params)},
     ]
 
 
@@ -236,12 +247,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--halueval", type=int, default=300, help="HaluEval QA items (two answers each)")
     parser.add_argument("--uhgeval", type=int, default=100, help="UHGEval continuations")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--offset",
+        type=int,
+        nargs=2,
+        default=(0, 0),
+        metavar=("HALUEVAL", "UHGEVAL"),
+        help="skip this many shuffled rows of each dataset (fresh data: --offset 300 100)",
+    )
     parser.add_argument("--fit", action="store_true", help="search the support parameters on the fit half")
     parser.add_argument(
         "--write", action="store_true", help="with --fit: write them to rules/local_judge.yaml"
     )
     args = parser.parse_args(argv)
-    reports = run(args.halueval, args.uhgeval, args.seed, args.fit)
+    reports = run(args.halueval, args.uhgeval, args.seed, args.fit, tuple(args.offset))
     for report in reports:
         print(json.dumps(report, ensure_ascii=False))
     if args.fit and args.write:

@@ -118,7 +118,7 @@ def test_bench_local_judge_latency() -> None:
     judge = LocalJudge(LocalE5Embedder())
     asyncio.run(judge.judge(JudgeInput("warm", "q?", "Warm up.", (JudgeChunk("c", "Warm up."),))))
     traces = _traces()
-    print(json.dumps(_measure("local_judge_latency", judge, traces)))
+    print("\n" + json.dumps(_measure("local_judge_latency", judge, traces)))  # after pytest's dots
     print(json.dumps(_measure("local_judge_latency_recurring_chunks", judge, _answers_only(traces))))
 
 
@@ -146,5 +146,5 @@ def test_bench_local_judge_auroc() -> None:
             "auroc_overlap": round(held_out[f"{dataset}_auroc_token_overlap"], 4),
         }
     report["seconds"] = round(time.perf_counter() - start, 1)
-    print(json.dumps(report))
+    print("\n" + json.dumps(report))  # on its own line, after pytest's progress dots
     assert report["halueval"]["auroc_ranking"] > 0.75  # type: ignore[index]
