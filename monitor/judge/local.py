@@ -1,18 +1,22 @@
 """The local judge: verdicts from rules, numbers, lexical overlap and in-process embeddings, no LLM.
 
 It is the default judge when no LLM endpoint is configured, so every sampled trace gets a score
-offline. For each claim (``monitor.judge.claims``) it looks for the best context sentence:
+offline. For each claim (``monitor.judge.claims``) it measures every context sentence:
 
 - number+unit agreement: a claim whose quantity is in no chunk is unsupported, whatever else matches;
 - lexical coverage of the claim's content words (accent-insensitive, so Vietnamese typed without
-  diacritics still matches) or character bigrams (Chinese, Japanese) by a window of three sentences;
-- embedding similarity (multilingual-e5-small) to the sentence, calibrated because e5 cosines are
-  compressed (unrelated sentences still score ~0.75-0.85);
-- negation mismatch: a claim and a sentence that disagree in polarity do not support each other.
+  diacritics still matches) or character bigrams (Chinese, Japanese) by a window of three sentences,
+  and of all its tokens by the whole context;
+- novelty: the share of its names, numbers and 4-character CJK runs that the window lacks;
+- negation mismatch with the sentence clause that shares most of its words;
+- embedding similarity (multilingual-e5-small), calibrated because e5 cosines are compressed, for the
+  claims that lexical and numeric evidence leaves undecided, against their best few sentences only.
 
-A chunk is useful when it supports at least one claim. Answer relevance is the calibrated similarity of
-question and answer; abstention and noncommittal phrases come from ``rules/abstention/*.yaml``.
-Weights and thresholds live in ``rules/local_judge.yaml`` (fitted by ``scripts/fit_local_judge.py``).
+Each claim gets a support score in [0, 1] (``ClaimVerdict.score``) and is supported when it reaches the
+threshold; ``ranking_score`` orders answers by faithfulness, then by mean claim score. A chunk is useful
+when it supports at least one claim. Answer relevance is the calibrated similarity of question and
+answer; abstention and noncommittal phrases come from ``rules/abstention/*.yaml``. Weights and thresholds
+live in ``rules/local_judge.yaml`` (fitted by ``scripts/fit_local_judge.py``).
 """
 
 from __future__ import annotations
