@@ -34,3 +34,15 @@ def test_the_add_a_language_example_pack_works_without_code(tmp_path: Path) -> N
     assert units == {("business_day", 5), ("day", 14)}
     assert not numeric.check("Sie haben sieben Tage.", ["Rückgabe innerhalb von 7 Tagen."]).unsupported
     assert numeric.check("Sie haben 5 Tage.", ["Erstattung in 5 Werktagen."]).unsupported
+
+
+def test_the_configuration_example_is_valid(tmp_path: Path) -> None:
+    """The YAML example under Configuration loads as it is written."""
+    from monitor.config import load_settings
+
+    match = re.search(r"```yaml\n(source: kafka://.*?)```", README, re.S)
+    assert match is not None
+    cfg = tmp_path / "ragmon.yaml"
+    cfg.write_text(match.group(1), encoding="utf-8")
+    settings = load_settings(cfg, environ={})
+    assert settings.kafka.security_protocol == "SASL_SSL" and settings.max_inflight == 512
