@@ -431,13 +431,13 @@ class LocalJudge:
         contradicting every claim matched against it.
         """
         stop = self.rules.stopwords
-        clauses = [[(c, lexical_units(c, stop)) for c in _clauses(s)] for s in sentences]
+        clauses = [[(self._negated(c), lexical_units(c, stop)) for c in _clauses(s)] for s in sentences]
         out = np.zeros((len(claims), len(sentences)), dtype=np.float64)
         for i, claim in enumerate(claims):
             units, negated = lexical_units(claim, stop), self._negated(claim)
             for j, parts in enumerate(clauses):
                 best = max(parts, key=lambda part: len(units & part[1]))[0]
-                out[i, j] = float(negated != self._negated(best))
+                out[i, j] = float(negated != best)
         return out
 
     def _negated(self, text: str) -> bool:
