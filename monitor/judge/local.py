@@ -399,7 +399,7 @@ class LocalJudge:
             best = float(supports[row].max()) if supports.shape[1] else 0.0
             hits = {evidence.sentence_chunk[col] for col in np.flatnonzero(supports[row] >= threshold)}
             ids = tuple(item.chunks[i].chunk_id for i in sorted(hits))
-            out.append(ClaimVerdict(claim.text, bool(hits), ids, round(best, 4)))
+            out.append(ClaimVerdict(claim.text, bool(hits), ids, best))
         return tuple(out)
 
     def _lexical(

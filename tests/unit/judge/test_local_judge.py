@@ -149,7 +149,7 @@ def test_every_claim_gets_a_support_score_consistent_with_its_verdict(judge: Loc
         result = run(judge, case["question"], case["answer"], case["chunks"])
         for claim in result.verdicts.claims:
             assert claim.score is not None and 0.0 <= claim.score <= 1.0
-            assert claim.supported == (claim.score >= judge.rules.support.threshold - 1e-4)
+            assert claim.supported == (claim.score >= judge.rules.support.threshold)
 
 
 def test_ranking_score_breaks_faithfulness_ties_by_support(judge: LocalJudge) -> None:
