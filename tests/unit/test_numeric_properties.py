@@ -87,8 +87,9 @@ def test_duration_writings_compare_equal(n: int, unit: str, digits: str, sep: st
 
 @PROPERTY
 @given(
-    st.tuples(st.integers(min_value=1, max_value=10_000), st.sampled_from(sorted(DURATION_FORMS))),
-    st.tuples(st.integers(min_value=1, max_value=10_000), st.sampled_from(sorted(DURATION_FORMS))),
+    # Below 1900: zh.yaml reads "1900年".."2099年" as calendar years, not durations (see above).
+    st.tuples(st.integers(min_value=1, max_value=1_899), st.sampled_from(sorted(DURATION_FORMS))),
+    st.tuples(st.integers(min_value=1, max_value=1_899), st.sampled_from(sorted(DURATION_FORMS))),
     st.integers(min_value=0, max_value=3),
 )
 def test_different_quantities_never_compare_equal(
