@@ -164,7 +164,7 @@ class Metrics:
         )
         self.golden_first_hit = Histogram(
             f"{PREFIX}_golden_first_hit_rank",
-            "Rank of the first chunk holding an expected section; a miss counts as k+1 (le=n / count = hit@n).",
+            "Rank of the first chunk holding an expected section; a miss counts as k+1 (le=n/count: hit@n).",
             ["index_version"],
             buckets=golden_rank_buckets(self.golden_k),
             registry=r,

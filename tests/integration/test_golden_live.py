@@ -54,11 +54,28 @@ def test_live_mrr_and_hit_at_1_fall_with_the_chunk_800_deploy(tmp_path: Path) ->
     src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     port = _free_port()
     cmd = [
-        sys.executable, "-m", "monitor.cli", "run", "--source", str(src), "--metrics-port", str(port),
-        "--golden", str(GOLDEN), "--golden-sections", str(POLICY), "--store", str(tmp_path / "review.db"),
-        "--results", str(tmp_path / "results.jsonl"), "--dlq", str(tmp_path / "dlq.jsonl"),
+        sys.executable,
+        "-m",
+        "monitor.cli",
+        "run",
+        "--source",
+        str(src),
+        "--metrics-port",
+        str(port),
+        "--golden",
+        str(GOLDEN),
+        "--golden-sections",
+        str(POLICY),
+        "--store",
+        str(tmp_path / "review.db"),
+        "--results",
+        str(tmp_path / "results.jsonl"),
+        "--dlq",
+        str(tmp_path / "dlq.jsonl"),
     ]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(Path.cwd())}
+    )
     try:
         samples = _scrape_until(
             f"http://127.0.0.1:{port}/metrics", "ragmon_traces_total", {"outcome": "ok"}, len(rows), 120
@@ -89,5 +106,10 @@ def test_live_mrr_and_hit_at_1_fall_with_the_chunk_800_deploy(tmp_path: Path) ->
     }
     q01_bad = {f["reason"] for f in results["chunk-800-q01"]["flags"]}
     assert {"numeric_missing", "numeric_out_of_source"} <= q01_bad
-    assert results["chunk-800-q01"]["golden"]["numeric"] == {"missing": ["7 ngày"], "out_of_source": ["30 ngày"]}
-    assert not {"numeric_missing", "numeric_out_of_source"} & {f["reason"] for f in results["chunk-200-q01"]["flags"]}
+    assert results["chunk-800-q01"]["golden"]["numeric"] == {
+        "missing": ["7 ngày"],
+        "out_of_source": ["30 ngày"],
+    }
+    assert not {"numeric_missing", "numeric_out_of_source"} & {
+        f["reason"] for f in results["chunk-200-q01"]["flags"]
+    }

@@ -1,4 +1,4 @@
-"""A production failure becomes a golden case: flag, label, promote, reload, and it now guards live traffic."""
+"""A production failure becomes a golden case: flag, label, promote, reload; it now guards live traffic."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _trace(answer: str, question: str = "giao hang noi thanh mat may ngay vay sh
 def test_promoted_case_matches_live_traffic_and_checks_its_numbers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Promote a flagged case; the reloaded golden set flags the bad answer on a paraphrase, passes the good one."""
+    """Promote a flagged case; the reloaded golden set flags a bad answer to a paraphrase, not a good one."""
     store = str(tmp_path / "review.db")
     golden_file = tmp_path / "golden.json"
     shutil.copy(GOLDEN, golden_file)
@@ -49,10 +49,24 @@ def test_promoted_case_matches_live_traffic_and_checks_its_numbers(
     assert "0912 345 678" not in json.dumps(listed, ensure_ascii=False)
 
     assert main(["review", "--store", store, "promote", "prod-771", "--golden", str(golden_file)]) != 0
-    assert main([
-        "review", "--store", store, "label", "prod-771", "--verdict", "bad",
-        "--expected-answer", "Đơn nội thành được giao trong 2 ngày.", "--sections", "VC-1",
-    ]) == 0
+    assert (
+        main(
+            [
+                "review",
+                "--store",
+                store,
+                "label",
+                "prod-771",
+                "--verdict",
+                "bad",
+                "--expected-answer",
+                "Đơn nội thành được giao trong 2 ngày.",
+                "--sections",
+                "VC-1",
+            ]
+        )
+        == 0
+    )
     assert main(["review", "--store", store, "promote", "prod-771", "--golden", str(golden_file)]) == 0
     assert main(["review", "--store", store, "promote", "prod-771", "--golden", str(golden_file)]) != 0
 

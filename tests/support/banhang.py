@@ -40,14 +40,16 @@ def seed_traces(config: str) -> list[dict[str, Any]]:
             }
             for rank, cid in enumerate(top5)
         ]
-        traces.append({
-            "trace_id": f"{config}-{entry['id']}",
-            "question": entry["cau_hoi"],
-            "retrieved_chunks": chunks,
-            "answer": SEED_ANSWERS.get((entry["id"], config), entry["tra_loi_ky_vong"]),
-            "citations": [top5[0]],
-            "index_version": config,
-            "prompt_version": "rag-answer-v4",
-            "model_id": "gen-2026-09",
-        })
+        traces.append(
+            {
+                "trace_id": f"{config}-{entry['id']}",
+                "question": entry["cau_hoi"],
+                "retrieved_chunks": chunks,
+                "answer": SEED_ANSWERS.get((entry["id"], config), entry["tra_loi_ky_vong"]),
+                "citations": [top5[0]],
+                "index_version": config,
+                "prompt_version": "rag-answer-v4",
+                "model_id": "gen-2026-09",
+            }
+        )
     return traces

@@ -117,10 +117,18 @@ def test_replay_of_the_bundled_sample_exits_0(tmp_path: Path, capsys) -> None:  
             valid += isinstance(parse_message(raw), Trace)
         except TraceError:
             pass
-    code = main([
-        "replay", str(sample_path()), "--dlq", str(tmp_path / "d.jsonl"), "--store", str(tmp_path / "r.db"),
-        "--format", "json",
-    ])
+    code = main(
+        [
+            "replay",
+            str(sample_path()),
+            "--dlq",
+            str(tmp_path / "d.jsonl"),
+            "--store",
+            str(tmp_path / "r.db"),
+            "--format",
+            "json",
+        ]
+    )
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["traces"] == valid
