@@ -95,7 +95,8 @@ def _judge_block(result: JudgeResult | None, error: str | None) -> dict[str, Any
         "name": result.judge,
         "prompt_version": result.prompt_version,
         "claims": [
-            {"text": c.text, "supported": c.supported, "chunk_ids": list(c.chunk_ids)} for c in v.claims
+            {"text": c.text, "supported": c.supported, "chunk_ids": list(c.chunk_ids), "score": c.score}
+            for c in v.claims
         ],
         "chunk_useful": list(v.chunk_useful),
         "reverse_questions": list(v.reverse_questions),
