@@ -65,6 +65,7 @@ class Evaluation:
     flags: list[dict[str, Any]] = field(default_factory=list)
     late: bool = False  # re-assessed on late feedback: per-trace counters were exported the first time
     exported: bool = False  # its metrics are out: a failure after this must not count it again
+    refund: Callable[[], None] | None = None  # gives the judge budget back when the verdicts were cached
 
     def record(self) -> dict[str, Any]:
         """The result record (DESIGN.md): one JSON object per trace."""
@@ -199,6 +200,8 @@ class Pipeline:
             try:
                 ev.judge = await asyncio.wait_for(judge.judge(judge_input(ev.trace)), self._judge_deadline_s)
                 outcome = "cached" if ev.judge.cached else "ok"
+                if ev.judge.cached and ev.refund is not None:
+                    ev.refund()
             except TimeoutError:
                 ev.judge_error, outcome = f"deadline of {self._judge_deadline_s:g}s exceeded", "timeout"
             except JudgeError as exc:

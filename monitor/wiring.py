@@ -75,6 +75,8 @@ class Sampler:
             golden_match=ev.golden is not None,
         )
         admission = self.policy.admit(ev.trace, self.policy.candidates(ev.trace, inputs))
+        if admission.judged:
+            ev.refund = lambda: self.policy.refund(admission)
         if self.window.max_traces:
             self.window.remember(ev.trace, admission.judged)
         return admission.reasons, admission.judged, admission.random_baseline
