@@ -148,3 +148,31 @@ def test_an_oversized_message_is_dead_lettered_with_its_digest() -> None:
     record = dead_letter_record(Message(raw, Origin(topic="t", partition=0, offset=7)), "too_large", "big")
     assert record["size"] == len(raw) and record["truncated"] is True
     assert record["sha256"] == hashlib.sha256(raw).hexdigest() and len(record["value"]) == MAX_KEPT_BYTES
+
+
+def test_cached_verdicts_give_the_budget_back() -> None:
+    """A judgement served from the verdict cache refunds what sampling spent on it."""
+    from monitor.judge.base import Scores, Usage, Verdicts
+    from monitor.sources.base import Origin
+
+    class CachedJudge:
+        name = "cached"
+        prompt_version = "v0"
+
+        async def judge(self, item: JudgeInput) -> JudgeResult:
+            verdicts = Verdicts(claims=(), chunk_useful=(), reverse_questions=(), noncommittal=())
+            return JudgeResult("cached", "v0", verdicts, Scores(None, None, None, None), Usage(), cached=True)
+
+        async def aclose(self) -> None:
+            return None
+
+    refunds: list[bool] = []
+    pipeline = Pipeline(Metrics(CollectorRegistry()), sampler=_judge_everything, judge=CachedJudge())
+    ev = pipeline.assess(Trace(trace_id="t", question="q", answer="a"), Origin(path="x", line=1))
+    ev.refund = lambda: refunds.append(True)
+
+    async def run() -> None:
+        await pipeline.judge(ev)
+
+    asyncio.run(run())
+    assert refunds == [True]
