@@ -91,7 +91,8 @@ class Summary:
     sampled: Counter[str] = field(default_factory=Counter)
     golden_matched: int = 0
     unhandled: int = 0
-    scores: dict[str, list[float]] = field(default_factory=dict)
+    score_sums: Counter[str] = field(default_factory=Counter)  # running sums: a daemon runs for months
+    score_counts: Counter[str] = field(default_factory=Counter)
 
     def add(self, ev: Evaluation) -> None:
         self.traces += not ev.late  # a late-feedback re-run is the same trace again
@@ -105,7 +106,12 @@ class Summary:
         scores = ev.judge.scores.as_dict() if ev.judge is not None else {}
         for name, value in scores.items():
             if value is not None:
-                self.scores.setdefault(name, []).append(value)
+                self.score_sums[name] += value
+                self.score_counts[name] += 1
+
+    def mean_scores(self) -> dict[str, float]:
+        """Mean of each quality metric over the judged traces where it was defined."""
+        return {name: self.score_sums[name] / n for name, n in sorted(self.score_counts.items())}
 
 
 class Engine:

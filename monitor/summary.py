@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from statistics import fmean
 from typing import Any
 
 from monitor.app import Summary
@@ -22,7 +21,7 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "flagged": dict(summary.flagged),
         "golden_matched": summary.golden_matched,
         "unhandled": summary.unhandled,
-        "mean_scores": {k: round(fmean(v), 4) for k, v in sorted(summary.scores.items())},
+        "mean_scores": {k: round(v, 4) for k, v in summary.mean_scores().items()},
     }
 
 
