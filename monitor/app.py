@@ -91,7 +91,7 @@ class Summary:
     sampled: Counter[str] = field(default_factory=Counter)
     golden_matched: int = 0
     unhandled: int = 0
-    score_sums: Counter[str] = field(default_factory=Counter)  # running sums: a daemon runs for months
+    score_sums: dict[str, float] = field(default_factory=dict)  # running sums: a daemon runs for months
     score_counts: Counter[str] = field(default_factory=Counter)
 
     def add(self, ev: Evaluation) -> None:
@@ -106,7 +106,7 @@ class Summary:
         scores = ev.judge.scores.as_dict() if ev.judge is not None else {}
         for name, value in scores.items():
             if value is not None:
-                self.score_sums[name] += value
+                self.score_sums[name] = self.score_sums.get(name, 0.0) + value
                 self.score_counts[name] += 1
 
     def mean_scores(self) -> dict[str, float]:
