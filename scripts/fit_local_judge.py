@@ -34,6 +34,9 @@ from monitor.judge.claims import split_sentences
 from monitor.judge.local import Evidence, LocalJudge, SupportParams, coverage, lexical_units
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
+# The seed's worked examples (France walk-through, wrong numbers, negation flip, Vietnamese without
+# diacritics): a parameter set that changes one of their faithfulness values is never chosen.
+SEED_CASES = Path(__file__).resolve().parent.parent / "tests" / "data" / "local_judge" / "judge.yaml"
 # Searched one parameter at a time (coordinate ascent, a few passes). lexical_sufficient is not searched:
 # it decides which claims the judge embeds at all, so the cached evidence would no longer match the judge.
 GRID = {
@@ -45,6 +48,9 @@ GRID = {
     "negation_penalty": [0.0, 0.25, 0.5, 1.0],
     "novelty_penalty": [0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
     "number_factor": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "order_penalty": [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5],
+    "anchor_penalty": [0.0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
+    "fragment_units": [0, 1, 2, 3, 4, 5, 6, 8],
 }
 PASSES = 3
 
@@ -190,14 +196,38 @@ def objective(metrics: dict[str, float]) -> float:
     return float(np.nanmean(values))
 
 
-def fit(cases: Sequence[Case], start: SupportParams) -> SupportParams:
-    """Coordinate ascent over ``GRID``: each pass tries every value of one parameter at a time."""
+def seed_cases(judge: LocalJudge) -> list[tuple[Evidence, float]]:
+    """The evidence of each seed example with the faithfulness the tests require of it."""
+    out = []
+    for case in yaml.safe_load(SEED_CASES.read_text(encoding="utf-8")):
+        chunks = tuple(JudgeChunk(f"c{i + 1}", c) for i, c in enumerate(case["chunks"]))
+        item = JudgeInput(case["name"], case["question"], case["answer"], chunks)
+        out.append((judge.evidence(item), float(case["faithfulness"])))
+    return out
+
+
+def keeps_seeds(seeds: Sequence[tuple[Evidence, float]], params: SupportParams) -> bool:
+    """Every seed example keeps its required faithfulness under ``params``."""
+    for evidence, expected in seeds:
+        supported, _ = claim_support(evidence, params)
+        if abs(sum(supported) / max(len(supported), 1) - expected) > 1e-9:
+            return False
+    return True
+
+
+def fit(
+    cases: Sequence[Case], start: SupportParams, seeds: Sequence[tuple[Evidence, float]] = ()
+) -> SupportParams:
+    """Coordinate ascent over ``GRID``: each pass tries every value of one parameter at a time, among the
+    values that keep the seed examples' faithfulness."""
     best, best_value = start, objective(evaluate(cases, start))
     for _ in range(PASSES):
         improved = False
         for key, values in GRID.items():
             for value in values:
                 candidate = replace(best, **{key: value})
+                if not keeps_seeds(seeds, candidate):
+                    continue
                 score = objective(evaluate(cases, candidate))
                 if score > best_value + 1e-9:
                     best, best_value, improved = candidate, score, True
@@ -233,7 +263,7 @@ def run(
     ]
     fit_half = [c for c in cases if c.group % 2 == 0]
     test_half = [c for c in cases if c.group % 2 == 1]
-    params = fit(fit_half, judge.rules.support) if do_fit else judge.rules.support
+    params = fit(fit_half, judge.rules.support, seed_cases(judge)) if do_fit else judge.rules.support
     base = {"params": {k: getattr(params, k) for k in GRID}, "seed": seed, "offset": list(offset)}
     return [
         {"name": "local_judge_auroc", "split": "fit", **base, **evaluate(fit_half, params)},

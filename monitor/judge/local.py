@@ -44,9 +44,13 @@ from monitor.numeric import NumericRules
 JUDGE_NAME = "local"
 JUDGE_VERSION = "local-v1"
 Matrix = npt.NDArray[np.float64]
+Vector = npt.NDArray[np.float64]
+# Anchoring is measured for claims of at most this many content units (the fitted cut-off is below it).
+_ANCHOR_MAX_UNITS = 8
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 _WORD = re.compile(rf"[^\W_{CJK}]+")
+_TOKEN = re.compile(rf"[^\W_{CJK}]+|[{CJK}]+")
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 _NUMBER = re.compile(
     r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(万|亿|千|million|billion|thousand|triệu|tỷ|nghìn|ngàn|میلیون|میلیارد|هزار)?",
@@ -123,6 +127,9 @@ class SupportParams:
     novelty_penalty: float = 0.0
     lexical_sufficient: float = 1.01
     number_factor: float = 0.5
+    order_penalty: float = 0.0
+    anchor_penalty: float = 0.0
+    fragment_units: int = 0
 
     def score(self, evidence: Evidence) -> Matrix:
         """Support of each claim (rows) by each context sentence (columns)."""
@@ -142,9 +149,23 @@ class SupportParams:
         copied = _copied(evidence, self.lexical_sufficient)
         combined = np.where(copied, np.maximum(combined, self.threshold), combined)
         penalty = self.negation_penalty * evidence.mismatch + self.novelty_penalty * evidence.novel
+        penalty = penalty + self._claim_penalty(evidence)[:, None]
         support = np.clip(combined - penalty, 0.0, 1.0)
         capped = np.minimum(support * self.number_factor, np.nextafter(self.threshold, 0.0))
         return np.where(np.asarray(evidence.numbers_ok)[:, None], support, capped)
+
+    def _claim_penalty(self, evidence: Evidence) -> npt.NDArray[np.float64]:
+        """Per claim: word pairs absent from the context, and a short answer found away from the question.
+
+        Only fragments (at most ``fragment_units`` content units: "Paris", "the Kalmar Union") get the
+        question-anchoring penalty; a full statement carries its own subject and verb.
+        """
+        fragment = evidence.claim_size <= self.fragment_units
+        unanchored = np.where(fragment, 1.0 - evidence.anchor, 0.0)
+        penalty: npt.NDArray[np.float64] = (
+            self.order_penalty * (1.0 - evidence.order) + self.anchor_penalty * unanchored
+        )
+        return penalty
 
 
 def _copied(evidence: Evidence, sufficient: float) -> npt.NDArray[np.bool_]:
@@ -169,6 +190,8 @@ class LocalJudgeRules:
     embedding_candidates: int
     embedding_min_lexical: float
     relevance_chars: int
+    anchor_radius: int
+    question_words: frozenset[str]
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
 
@@ -196,6 +219,8 @@ class LocalJudgeRules:
                 embedding_candidates=int(data.get("embedding_candidates", 3)),
                 embedding_min_lexical=float(data.get("embedding_min_lexical", 0.0)),
                 relevance_chars=int(relevance.get("answer_chars", 400)),
+                anchor_radius=int(data.get("anchor", {}).get("radius", 8)),
+                question_words=_words(data.get("anchor", {}).get("question_words", {})),
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
             )
@@ -223,11 +248,45 @@ def _read_yaml(path: Any) -> dict[str, Any]:
 
 def lexical_units(text: str, stopwords: frozenset[str] = frozenset()) -> set[str]:
     """Content words (folded) plus character bigrams of CJK runs: what lexical coverage counts."""
-    folded = fold(text)
-    units = {w for w in _WORD.findall(folded) if w not in stopwords}
-    for run in _CJK_RUN.findall(folded):
-        units.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
-    return units
+    return {u for u in unit_sequence(text) if u not in stopwords}
+
+
+def unit_sequence(text: str) -> list[str]:
+    """The units of ``lexical_units`` in text order, function words included: words and CJK bigrams."""
+    out: list[str] = []
+    for run in _TOKEN.findall(fold(text)):
+        if _CJK_RUN.match(run):
+            out.extend(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
+        else:
+            out.append(run)
+    return out
+
+
+def word_pairs(sequence: Sequence[str]) -> set[tuple[str, str]]:
+    """Adjacent unit pairs: what a claim keeps of the context's word order when it copies it."""
+    return set(zip(sequence, sequence[1:], strict=False))
+
+
+def pair_coverage(claim: Sequence[str], context: set[tuple[str, str]]) -> float:
+    """Share of the claim's adjacent unit pairs found adjacent in the context; 1.0 for a one-word claim."""
+    pairs = word_pairs(claim)
+    return len(pairs & context) / len(pairs) if pairs else 1.0
+
+
+def anchoring(claim: set[str], question: set[str], windows: Sequence[set[str]], hits: Sequence[int]) -> float:
+    """How near the question's words the claim sits, relative to the context's best place for the question.
+
+    ``windows[p]`` holds the units around position ``p``; ``hits`` are the positions of claim units.
+    The claim's best window (claim coverage x question coverage) over the best question coverage of any
+    window: 1.0 when the claim is where the question points, lower when it is copied from elsewhere.
+    """
+    if not question or not windows:
+        return 1.0
+    best_anywhere = max(coverage(question, w) for w in windows)
+    if best_anywhere == 0.0:
+        return 1.0
+    near = max((coverage(claim, windows[p]) * coverage(question, windows[p]) for p in hits), default=0.0)
+    return near / best_anywhere
 
 
 def salient_units(text: str) -> list[tuple[str, ...]]:
@@ -258,7 +317,9 @@ def coverage(claim: set[str], context: set[str]) -> float:
 class Evidence:
     """Per-claim, per-context-sentence measurements of one trace, before any weight is applied.
 
-    ``cosine`` is NaN for the pairs that were not embedded; ``coverage_all`` is per claim.
+    ``cosine`` is NaN for the pairs that were not embedded; ``coverage_all``, ``order`` (word pairs found
+    in the context), ``anchor`` (how near the question's words the claim sits) and ``claim_size`` (content
+    units) are per claim.
     """
 
     claims: tuple[Claim, ...]
@@ -269,6 +330,9 @@ class Evidence:
     novel: Matrix
     numbers_ok: tuple[bool, ...]
     coverage_all: npt.NDArray[np.float64]
+    order: Vector
+    anchor: Vector
+    claim_size: Vector
 
 
 def ranking_score(claims: Sequence[ClaimVerdict]) -> float | None:
@@ -358,7 +422,10 @@ class LocalJudge:
         lexical, novel, coverage_all = self._lexical(claims, sentences, owner)
         mismatch = self._mismatch([c.text for c in claims], sentences)
         cosine = np.full(lexical.shape, np.nan)
-        evidence = Evidence(claims, owner, lexical, cosine, mismatch, novel, numbers_ok, coverage_all)
+        order, anchor, size = self._placement([c.text for c in claims], item)
+        evidence = Evidence(
+            claims, owner, lexical, cosine, mismatch, novel, numbers_ok, coverage_all, order, anchor, size
+        )
         rows, cols = self._embedding_plan(evidence)
         texts = [claims[i].text for i in rows] + [sentences[j] for j in cols] + list(extra)
         if not texts:
@@ -423,6 +490,27 @@ class LocalJudge:
             [coverage(lexical_units(c.text), everything) for c in claims], dtype=np.float64
         )
         return lexical.reshape(shape), novel.reshape(shape), coverage_all.reshape(len(claims))
+
+    def _placement(self, claims: Sequence[str], item: JudgeInput) -> tuple[Vector, Vector, Vector]:
+        """Per claim: its word pairs found in the context, its anchoring near the question's words, its
+        number of content units (a short fragment like "John Goodman" is only checkable with the question).
+        """
+        stop = self.rules.stopwords
+        sequences = [unit_sequence(chunk.text) for chunk in item.chunks]
+        pairs = set().union(*(word_pairs(seq) for seq in sequences))
+        flat = [u for seq in sequences for u in seq]
+        radius = self.rules.anchor_radius
+        windows = [set(flat[max(p - radius, 0) : p + radius + 1]) for p in range(len(flat))]
+        asked = lexical_units(item.question, stop) - self.rules.question_words
+        order, anchor, size = [], [], []
+        for claim in claims:
+            units = lexical_units(claim, stop)
+            hits = [p for p, u in enumerate(flat) if u in units]
+            short = len(units) <= _ANCHOR_MAX_UNITS
+            order.append(pair_coverage(unit_sequence(claim), pairs))
+            anchor.append(anchoring(units, asked - units, windows, hits) if short else 1.0)
+            size.append(float(len(units)))
+        return (np.array(order), np.array(anchor), np.array(size))
 
     def _mismatch(self, claims: Sequence[str], sentences: Sequence[str]) -> Matrix:
         """1 where a claim and the sentence clause that shares most of its words disagree in polarity.
