@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
@@ -39,7 +40,7 @@ RULES = Path(__file__).resolve().parent.parent / "rules"
 SEED_CASES = Path(__file__).resolve().parent.parent / "tests" / "data" / "local_judge" / "judge.yaml"
 # Searched one parameter at a time (coordinate ascent, a few passes). lexical_sufficient is not searched:
 # it decides which claims the judge embeds at all, so the cached evidence would no longer match the judge.
-GRID: dict[str, list[float]] = {
+GRID: dict[str, list[Any]] = {
     "lexical_weight": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
     "global_weight": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
     "embedding_floor": [0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90],
