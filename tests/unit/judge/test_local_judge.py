@@ -14,7 +14,15 @@ from monitor.embeddings import Kind, LocalE5Embedder, Vectors
 from monitor.exceptions import ConfigError
 from monitor.judge.base import ClaimVerdict, JudgeChunk, JudgeInput, JudgeResult
 from monitor.judge.claims import split_claims
-from monitor.judge.local import LocalJudge, PlainNumbers, ranking_score
+from monitor.judge.local import (
+    LocalJudge,
+    PlainNumbers,
+    anchoring,
+    pair_coverage,
+    ranking_score,
+    unit_sequence,
+    word_pairs,
+)
 
 DATA = Path(__file__).parents[2] / "data" / "local_judge"
 CASES: list[dict[str, Any]] = yaml.safe_load((DATA / "judge.yaml").read_text(encoding="utf-8"))
@@ -211,3 +219,40 @@ def test_thousands_separators_do_not_split_claims() -> None:
     assert [c.text for c in split_claims("The stadium cost 1,500,000 dollars.", "en")] == [
         "The stadium cost 1,500,000 dollars"
     ]
+
+
+def test_word_pairs_missing_from_the_context_lower_the_score(judge: LocalJudge) -> None:
+    """A short answer recombining context words ("Scandinavian Union") scores below the copied phrase."""
+    chunk = "Christian I was a Scandinavian monarch under the Kalmar Union."
+    question = "Under which union did Christian I rule?"
+    copied = run(judge, question, "the Kalmar Union", [chunk]).verdicts.claims[0]
+    recombined = run(judge, question, "the Scandinavian Union", [chunk]).verdicts.claims[0]
+    assert copied.supported and copied.score is not None and recombined.score is not None
+    assert copied.score > recombined.score
+    pairs = word_pairs(unit_sequence(chunk))
+    assert pair_coverage(unit_sequence("the Kalmar Union"), pairs) == 1.0
+    assert pair_coverage(unit_sequence("the Scandinavian Union"), pairs) == 0.0  # "the scandinavian" too
+
+
+def test_short_answer_copied_away_from_the_question_ranks_below_the_one_it_asks_for(
+    judge: LocalJudge,
+) -> None:
+    """Both names are in the context; the one standing next to the question's words scores higher."""
+    chunk = (
+        "The Jungle Book 2 stars Haley Joel Osment as the voice of Mowgli. The credits later thank "
+        "the studio orchestra and John Goodman, who returned to the franchise after the first film."
+    )
+    question = "Who is the voice of Mowgli in The Jungle Book 2?"
+    right = run(judge, question, "Haley Joel Osment", [chunk]).verdicts.claims
+    wrong = run(judge, question, "John Goodman", [chunk]).verdicts.claims
+    assert right[0].supported and wrong[0].supported  # the plain verdict cannot tell them apart
+    assert (ranking_score(right) or 0.0) > (ranking_score(wrong) or 0.0)
+
+
+def test_anchoring_is_relative_to_the_best_place_for_the_question() -> None:
+    """A claim in the window holding most question words anchors at 1.0; elsewhere lower; no question 1.0."""
+    windows = [{"voice", "mowgli", "osment"}, {"credits", "goodman"}]
+    question = {"voice", "mowgli"}
+    assert anchoring({"osment"}, question, windows, [0]) == 1.0
+    assert anchoring({"goodman"}, question, windows, [1]) == 0.0
+    assert anchoring({"goodman"}, set(), windows, [1]) == 1.0
