@@ -9,6 +9,9 @@ offline. For each claim (``monitor.judge.claims``) it measures every context sen
   and of all its tokens by the whole context;
 - novelty: the share of its names, numbers and 4-character CJK runs that the window lacks;
 - negation mismatch with the sentence clause that shares most of its words;
+- word order: the share of its adjacent word pairs that are adjacent somewhere in the context;
+- question anchoring of short answers ("John Goodman"): whether the claim sits where the question's
+  words are, relative to the context's best place for them;
 - embedding similarity (multilingual-e5-small), calibrated because e5 cosines are compressed, for the
   claims that lexical and numeric evidence leaves undecided, against their best few sentences only.
 
