@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.daemon import wait_until
+from tests.support.daemon import parse_metrics, value, wait_until
 from tests.support.kafka import free_port
 from tests.support.scripted_llm import Reply, ScriptedLLM, grounding_json, relevance_json
 
@@ -28,15 +28,13 @@ TRACE = {
 }
 
 
-def _metric(port: int, name: str) -> float:
+def _metric(port: int, name: str, **labels: str) -> float:
     try:
-        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text
+        return value(
+            parse_metrics(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text), name, **labels
+        )
     except httpx.HTTPError:
         return -1.0
-    for line in text.splitlines():
-        if line.startswith((name + " ", name + "{")):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
 
 
 def _daemon(
@@ -127,7 +125,7 @@ def test_blocked_stdin_does_not_hang_shutdown(tmp_path: Path) -> None:
         assert proc.stdin is not None
         proc.stdin.write((json.dumps(TRACE) + "\n").encode())
         proc.stdin.flush()
-        wait_until(lambda: _metric(port, 'ragmon_traces_total{outcome="ok"}') >= 1, 60, "the trace counted")
+        wait_until(lambda: _metric(port, "ragmon_traces_total", outcome="ok") >= 1, 60, "the trace counted")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
     finally:
