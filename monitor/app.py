@@ -318,8 +318,11 @@ class Engine:
             self.source.close()
 
     def _commit(self) -> None:
-        """On the source thread: flush rejected messages, commit the handled prefix, export lag."""
-        self.dead_letter.flush()
+        """On the source thread: commit the handled prefix, export lag.
+
+        Dead letters are confirmed by the source's own commit (``KafkaSource.before_commit``, also on a
+        rebalance); the file sink flushes every record as it writes it.
+        """
         self.source.commit()
         lag = {(topic, str(partition)): value for (topic, partition), value in self.source.lag().items()}
         for gone in self._lag_labels - lag.keys():  # revoked: another replica reports it now

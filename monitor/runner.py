@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from contextlib import AsyncExitStack, ExitStack
+from contextlib import AsyncExitStack
 
 import structlog
 from prometheus_client import CollectorRegistry
@@ -12,9 +12,8 @@ from monitor.app import Engine, Summary, install_signal_handlers
 from monitor.config import Settings
 from monitor.metrics import Metrics
 from monitor.server import Health, MetricsServer
-from monitor.sinks import ResultsFile
 from monitor.sources import open_source
-from monitor.wiring import build_pipeline, results_scrubber
+from monitor.wiring import build_pipeline
 
 log = structlog.get_logger(__name__)
 
@@ -54,12 +53,7 @@ async def replay(settings: Settings, registry: CollectorRegistry | None = None) 
 async def _run(settings: Settings, metrics: Metrics, health: Health, stop: asyncio.Event) -> Summary:
     source, dead_letter = open_source(settings)
     async with AsyncExitStack() as stack:
-        sinks = ExitStack()
-        stack.enter_context(sinks)
-        results = ResultsFile(settings.results, results_scrubber(settings)) if settings.results else None
-        if results is not None:
-            sinks.callback(results.close)
-        pipeline, late_feedback = await build_pipeline(settings, metrics, stack, [results] if results else [])
+        pipeline, late_feedback = await build_pipeline(settings, metrics, stack)
         engine = Engine(settings, metrics, pipeline, source, dead_letter, health, late_feedback)
         return await engine.run(stop)
     raise AssertionError("unreachable")  # pragma: no cover - AsyncExitStack does not swallow exceptions

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,7 @@ from monitor.pipeline import Evaluation, Pipeline, SinkLike
 from monitor.review import ReviewStore, open_store
 from monitor.review.agreement import refresh_agreement_gauge
 from monitor.sampling import SamplingPolicy, TraceSignals
+from monitor.sinks import ResultsFile
 from monitor.trace import FeedbackEvent, Trace
 
 log = structlog.get_logger(__name__)
@@ -259,7 +260,7 @@ def build_golden(settings: Settings, embedder: Embedder, numeric: NumericRules) 
 
 
 async def build_pipeline(
-    settings: Settings, metrics: Metrics, stack: AsyncExitStack, sinks: Sequence[SinkLike]
+    settings: Settings, metrics: Metrics, stack: AsyncExitStack
 ) -> tuple[Pipeline, LateFeedback]:
     """Every stage the settings ask for; resources are registered on ``stack`` for an orderly close."""
     numeric = NumericRules.load(rules_path(settings, "numeric"))
@@ -269,7 +270,13 @@ async def build_pipeline(
     sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes))
     judge, circuit_open = await build_judge(settings, embedder, numeric, stack)
     stack.push_async_callback(judge.aclose)
-    store = stack.enter_context(open_store(settings.store, scrubber=results_scrubber(settings)))
+    scrubber = Scrubber.load(rules_path(settings, "pii.yaml"))  # one PII pack for the store and results
+    store = stack.enter_context(open_store(settings.store, scrubber=scrubber))
+    sinks: list[SinkLike] = []
+    if settings.results is not None:
+        results = ResultsFile(settings.results, scrubber)
+        stack.callback(results.close)
+        sinks.append(results)
     flag_rules = FlagRules.load(rules_path(settings, "flags.yaml"))
     metrics.set_build_info(
         judge.name, judge.prompt_version, golden.matcher.golden.version if golden else "none"
@@ -287,8 +294,3 @@ async def build_pipeline(
         sinks=[*sinks, ReviewSink(store, metrics, flag_rules.thresholds())],
     )
     return pipeline, sampler.late
-
-
-def results_scrubber(settings: Settings) -> Scrubber:
-    """PII patterns applied to result records before they are written."""
-    return Scrubber.load(rules_path(settings, "pii.yaml"))
