@@ -108,7 +108,6 @@ class Metrics:
             "dead_letter_errors", "Rejected messages the dead-letter sink failed to write."
         )
         self.review_upserts = counter("review_upserts", "Cases written to the review store.", ["outcome"])
-        self.commits = counter("commits", "Offset commits, by outcome.", ["outcome"])
 
     def _histograms(self, r: CollectorRegistry) -> None:
         quality_labels = (*VERSION_LABELS, "judge", "sample")
