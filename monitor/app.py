@@ -90,13 +90,15 @@ class Summary:
     flagged: Counter[str] = field(default_factory=Counter)
     sampled: Counter[str] = field(default_factory=Counter)
     golden_matched: int = 0
-    unhandled: int = 0
+    unhandled: int = 0  # rejected messages the dead-letter sink could not take: redelivered on Kafka
+    review_rejected: int = 0  # flagged cases the review store refused for their content
+    review_unstored: int = 0  # flagged cases still queued for an unreachable review store at exit
     score_sums: dict[str, float] = field(default_factory=dict)  # running sums: a daemon runs for months
     score_counts: Counter[str] = field(default_factory=Counter)
 
     def add(self, ev: Evaluation) -> None:
         self.traces += not ev.late  # a late-feedback re-run is the same trace again
-        self.flagged.update(f["reason"] for f in ev.flags)
+        self.flagged.update(f["reason"] for f in ev.counted_flags)
         self.golden_matched += ev.golden is not None and not ev.late
         if ev.judge is None and ev.judge_error is None:
             return
@@ -343,6 +345,7 @@ class Engine:
                 log.warning("drain_deadline_exceeded", cancelled=len(pending))
         self._retry_dead_letters()
         self.summary.unhandled = len(self._dead_letter_retry)
+        self.summary.review_rejected, self.summary.review_unstored = self.pipeline.unwritten()
         deadline = self.settings.shutdown_deadline_s
         try:
             await asyncio.wait_for(self._worker.call(self._commit_and_close), deadline)

@@ -141,7 +141,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from monitor.summary import render_summary
 
     print(render_summary(summary, args.format))
-    return EXIT_OK if summary.unhandled == 0 else EXIT_FAILURE
+    if summary.traces == 0 and summary.feedback_events == 0:
+        what = (
+            f"none of its {summary.messages} lines was accepted"
+            if summary.messages
+            else "it holds no messages"
+        )
+        print(f"ragmon: {args.file}: {what} (see the dead-letter file)", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK if summary.unhandled == 0 and summary.review_unstored == 0 else EXIT_FAILURE
 
 
 def _cmd_config_show(args: argparse.Namespace) -> int:

@@ -23,6 +23,8 @@ from monitor.trace import DEFAULT_MAX_MESSAGE_BYTES
 
 ENV_PREFIX = "RAGMON_"
 JUDGE_KEY_ENV = "RAGMON_JUDGE_API_KEY"
+PII_KEY_ENV = "RAGMON_PII_KEY"  # the key of PII pseudonyms in identifiers; share it between replicas
+_SECRET_ENVS = (JUDGE_KEY_ENV, PII_KEY_ENV)
 DEFAULT_METRICS_PORT = 9108
 DEFAULT_SHUTDOWN_DEADLINE_S = 10.0
 DEFAULT_MAX_INFLIGHT = 512
@@ -102,6 +104,8 @@ class Settings(BaseSettings):
     golden_k: int = Field(default=5, ge=1, le=50)  # the k of hit@k, recall@k and MRR@k
     store: str | None = None
     results: Path | None = None
+    dead_letter_raw: bool = False  # keep the exact bytes of rejected messages (they may hold PII)
+    pii_key: SecretStr | None = None  # from RAGMON_PII_KEY only
     sample_all: bool = False
     feedback_window: int = Field(default=100_000, ge=0)
     feedback_window_bytes: int = Field(default=64 * 1024 * 1024, ge=0)
@@ -143,6 +147,9 @@ def load_settings(
     key = environ.get(JUDGE_KEY_ENV)
     if key:
         merged["judge"] = {**merged.get("judge", {}), "api_key": key}
+    pii_key = environ.get(PII_KEY_ENV)
+    if pii_key:
+        merged["pii_key"] = pii_key
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
@@ -158,7 +165,7 @@ def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for name, raw in environ.items():
         upper = name.upper()
-        if not upper.startswith(ENV_PREFIX) or upper == JUDGE_KEY_ENV:
+        if not upper.startswith(ENV_PREFIX) or upper in _SECRET_ENVS:
             continue
         path = upper[len(ENV_PREFIX) :].lower().split("__")
         if path[0] not in Settings.model_fields:
@@ -191,6 +198,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} must hold a mapping at the top level")
     if "judge" in data and isinstance(data["judge"], dict) and "api_key" in data["judge"]:
         raise ConfigError(f"{path}: judge.api_key must not be in a file; set {JUDGE_KEY_ENV} instead")
+    if "pii_key" in data:
+        raise ConfigError(f"{path}: pii_key must not be in a file; set {PII_KEY_ENV} instead")
     return data
 
 

@@ -1,8 +1,11 @@
-"""Dead-letter sinks: every rejected message is kept with its reason, origin and original bytes.
+"""Dead-letter sinks: every rejected message is kept with its reason, origin, size and digest.
 
-Records are JSON: ``{"reason", "detail", "origin", "value"}`` with ``value`` the original text, or
-``value_b64`` when the bytes are not UTF-8. For Kafka the record goes to ``<topic>.dlq`` keyed like the
-original; for files and stdin it is a line in a JSONL file.
+Records are JSON: ``{"reason", "detail", "origin", "rejected_at", "size", "sha256", "value"}``.
+``value`` is the message as text with PII scrubbed like everything else ragmon writes (bytes that
+are not UTF-8 are decoded with U+FFFD, and ``"utf8": false`` says so). The exact original bytes are
+kept only when ``dead_letter_raw`` is set (``raw_b64``): they may hold PII, so keep that topic or file
+as guarded as the source itself. For Kafka the record goes to ``<topic>.dlq`` keyed like the original
+(the key pseudonymized); for files and stdin it is a line in a JSONL file.
 """
 
 from __future__ import annotations
@@ -15,44 +18,73 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from monitor.pii import Scrubber
 from monitor.sources.base import Message
 
 MAX_KEPT_BYTES = 512 * 1024
 
 
-def dead_letter_record(message: Message, reason: str, detail: str) -> dict[str, Any]:
-    """The JSON-ready record for one rejected message; bytes are kept exactly up to ``MAX_KEPT_BYTES``.
+class DeadLetterFormat:
+    """Turns a rejected message into its record; one per process, shared by the file and Kafka sinks."""
 
-    Past that (a ``too_large`` message), the first ``MAX_KEPT_BYTES`` are kept with the full size and a
-    sha256 of the whole, so the record itself fits in a Kafka message.
-    """
-    value = message.value
-    record: dict[str, Any] = {
-        "reason": reason,
-        "detail": detail,
-        "origin": message.origin.as_dict(),
-        "rejected_at": datetime.now(UTC).isoformat(),
-    }
-    if len(value) > MAX_KEPT_BYTES:
-        record.update(size=len(value), sha256=hashlib.sha256(value).hexdigest(), truncated=True)
-        value = value[:MAX_KEPT_BYTES]
-    try:
-        record["value"] = value.decode("utf-8")
-    except UnicodeDecodeError:
-        record["value_b64"] = base64.b64encode(value).decode("ascii")
-    return record
+    def __init__(self, scrubber: Scrubber | None = None, keep_raw: bool = False) -> None:
+        self._scrub = scrubber
+        self.keep_raw = keep_raw
+
+    def record(self, message: Message, reason: str, detail: str) -> dict[str, Any]:
+        """The JSON-ready record; past ``MAX_KEPT_BYTES`` (a ``too_large`` message) only the head is kept."""
+        value = message.value
+        record: dict[str, Any] = {
+            "reason": reason,
+            "detail": self._text(detail),
+            "origin": message.origin.as_dict(),
+            "rejected_at": datetime.now(UTC).isoformat(),
+            "size": len(value),
+            "sha256": hashlib.sha256(value).hexdigest(),
+        }
+        if len(value) > MAX_KEPT_BYTES:
+            record["truncated"] = True
+            value = value[:MAX_KEPT_BYTES]
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            text = value.decode("utf-8", errors="replace")
+            record["utf8"] = False
+        record["value"] = self._text(text)
+        if self.keep_raw:
+            record["raw_b64"] = base64.b64encode(value).decode("ascii")
+        return record
+
+    def key(self, key: bytes | None) -> bytes | None:
+        """The Kafka key of the record: the original's, pseudonymized unless raw bytes are kept."""
+        if key is None or self.keep_raw or self._scrub is None:
+            return key
+        return self._scrub.pseudonymize(key.decode("utf-8", errors="replace")).encode("utf-8")
+
+    def encode(self, message: Message, reason: str, detail: str) -> bytes:
+        """The record as one line of UTF-8 JSON."""
+        return json.dumps(self.record(message, reason, detail), ensure_ascii=False).encode("utf-8")
+
+    def _text(self, text: str) -> str:
+        return self._scrub.scrub(text) if self._scrub is not None else text
+
+
+def dead_letter_record(message: Message, reason: str, detail: str) -> dict[str, Any]:
+    """The record of one rejected message without scrubbing (tests, tools)."""
+    return DeadLetterFormat().record(message, reason, detail)
 
 
 class FileDeadLetterSink:
     """Appends rejected messages to a JSONL file, flushed per record so nothing is lost on a crash."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, fmt: DeadLetterFormat | None = None) -> None:
         self.path = path
+        self._format = fmt or DeadLetterFormat()
         self._lock = threading.Lock()
         self._file: IO[str] | None = None
 
     def send(self, message: Message, reason: str, detail: str) -> None:
-        line = json.dumps(dead_letter_record(message, reason, detail), ensure_ascii=False)
+        line = self._format.encode(message, reason, detail).decode("utf-8")
         with self._lock:
             if self._file is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,8 @@
     │   ├── JudgeUnavailable (circuit open, or the server keeps failing)
     │   └── JudgeOutputInvalid
     ├── StoreError           the review store failed
+    │   ├── StoreUnavailable (connection refused or lost, a timeout, a locked file: retried later)
+    │   └── StoreRejected    (the database refused this case's content: never retried as is)
     └── SourceError          the trace source could not be opened or read
 
 Foreign errors (httpx, kafka-python, sqlite3, psycopg) are translated into these at one boundary,
@@ -57,6 +59,14 @@ class JudgeOutputInvalid(JudgeError):
 
 class StoreError(RagmonError):
     """The review store failed to read or write."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached or is busy; the same write may succeed later."""
+
+
+class StoreRejected(StoreError):
+    """The database refused the data itself (an invalid character, a value out of range): retrying fails."""
 
 
 class SourceError(RagmonError):

@@ -17,8 +17,11 @@ from typing import Literal
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
+from monitor.pii import Scrubber
 from monitor.sources.base import Origin
 
+_SCRUBBER: list[Scrubber] = []  # set once by the process's composition root (``use_scrubber``)
+_KEEP = frozenset({"event", "level", "timestamp", "logger"})
 _MESSAGE: ContextVar[tuple[Origin | None, str | None]] = ContextVar("ragmon_message", default=(None, None))
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
@@ -40,6 +43,22 @@ def merge_message(logger: WrappedLogger, method: str, event_dict: EventDict) -> 
     return event_dict
 
 
+def use_scrubber(scrubber: Scrubber | None) -> None:
+    """Scrub PII from every log line from now on (a trace id or an error may quote a message's text)."""
+    _SCRUBBER[:] = [scrubber] if scrubber is not None else []
+
+
+def scrub_event(logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
+    """Processor: run the PII scrubber over every value of the line (ids get pseudonyms, as in stores)."""
+    if not _SCRUBBER:
+        return event_dict
+    scrubber = _SCRUBBER[0]
+    for key, value in event_dict.items():
+        if key not in _KEEP and isinstance(value, str | list | dict | int):
+            event_dict[key] = scrubber.scrub_obj(value, key)
+    return event_dict
+
+
 def configure_logging(
     level: str = "info", fmt: Literal["auto", "json", "console"] = "auto", stream: object = None
 ) -> None:
@@ -57,6 +76,7 @@ def configure_logging(
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
+            scrub_event,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(LEVELS.get(level, logging.INFO)),

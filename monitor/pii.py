@@ -8,8 +8,11 @@ are left alone: every pattern needs a prefix or a shape that such numbers do not
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
-from collections.abc import Iterable
+import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,23 +22,22 @@ import yaml
 
 from monitor.exceptions import ConfigError
 
-# Keys whose values are identifiers or versions, never free text: scrubbing them would break joins.
+# Keys whose values are identifiers: PII found in them becomes a *pseudonym* ("[PHONE#3f9a1c2e]"), a
+# keyed hash of the value, so a conversation keyed by a phone number stays one conversation.
 ID_KEYS = frozenset(
     {
         "trace_id",
         "conversation_id",
+        "session_id",
+        "user_id",
         "chunk_id",
         "chunk_ids",
         "document_id",
         "citations",
-        "sections",
-        "model_id",
-        "prompt_version",
-        "index_version",
-        "timestamp",
         "id",
     }
 )
+PSEUDONYM_HEX = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +47,19 @@ class PiiKind:
     kind: str
     placeholder: str
     patterns: tuple[re.Pattern[str], ...]
-    luhn: bool = False
+    check: Callable[[str], bool] | None = None  # a checksum a match must pass (Luhn, IBAN mod 97)
 
-    def scrub(self, text: str) -> str:
-        """Replace every match of every pattern with the placeholder."""
+    def scrub(self, text: str, pseudonym: Callable[[str, str], str] | None = None) -> str:
+        """Replace every match with the placeholder, or with ``pseudonym(placeholder, match)`` if given."""
         for pattern in self.patterns:
-            text = pattern.sub(self._replace, text)
+            text = pattern.sub(lambda match: self._replace(match, pseudonym), text)
         return text
 
-    def _replace(self, match: re.Match[str]) -> str:
-        if self.luhn and not luhn_valid(match.group(0)):
-            return match.group(0)
-        return self.placeholder
+    def _replace(self, match: re.Match[str], pseudonym: Callable[[str, str], str] | None) -> str:
+        found = match.group(0)
+        if self.check is not None and not self.check(found):
+            return found
+        return pseudonym(self.placeholder, found) if pseudonym is not None else self.placeholder
 
 
 def luhn_valid(text: str) -> bool:
@@ -72,14 +75,34 @@ def luhn_valid(text: str) -> bool:
     return total % 10 == 0
 
 
-class Scrubber:
-    """Replaces PII in text and in JSON-like objects; build one with ``Scrubber.load()`` and reuse it."""
+def iban_valid(text: str) -> bool:
+    """True when ``text`` (spaces allowed) passes the ISO 13616 mod-97 check of an IBAN."""
+    compact = "".join(text.split()).upper()
+    if len(compact) < 15 or not compact.isalnum():
+        return False
+    rotated = compact[4:] + compact[:4]
+    digits = "".join(str(int(ch, 36)) for ch in rotated)
+    return int(digits) % 97 == 1
 
-    def __init__(self, kinds: Iterable[PiiKind]) -> None:
+
+CHECKS: dict[str, Callable[[str], bool]] = {"luhn": luhn_valid, "iban": iban_valid}
+
+
+class Scrubber:
+    """Replaces PII in text and in JSON-like objects; build one with ``Scrubber.load()`` and reuse it.
+
+    Every string is scrubbed by pattern, whatever its key; so are dictionary keys and integers whose
+    digits match (a phone number stored as a number). In identifiers (``ID_KEYS``) a match becomes a
+    pseudonym keyed by ``key``: give every replica the same key (``pii.key``) and pseudonyms agree
+    across replicas and restarts; without one, a random key per process keeps them apart.
+    """
+
+    def __init__(self, kinds: Iterable[PiiKind], key: bytes | None = None) -> None:
         self.kinds = tuple(kinds)
+        self._key = key if key else secrets.token_bytes(32)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> Scrubber:
+    def load(cls, path: Path | None = None, key: bytes | None = None) -> Scrubber:
         """Load the rule pack at ``path``, or the bundled ``rules/pii.yaml``."""
         try:
             if path is None:
@@ -89,7 +112,7 @@ class Scrubber:
             data = yaml.safe_load(text)
         except (OSError, yaml.YAMLError) as exc:
             raise ConfigError(f"cannot read PII rules {path or 'rules/pii.yaml'}: {exc}") from exc
-        return cls(_parse_kinds(data))
+        return cls(_parse_kinds(data), key)
 
     def scrub(self, text: str) -> str:
         """Return ``text`` with every PII match replaced by its typed placeholder."""
@@ -97,15 +120,32 @@ class Scrubber:
             text = kind.scrub(text)
         return text
 
-    def scrub_obj(self, obj: Any, keep: frozenset[str] = ID_KEYS) -> Any:
-        """Scrub every string in a JSON-like value, deep; values under keys in ``keep`` are left as is."""
+    def pseudonymize(self, text: str) -> str:
+        """Return ``text`` with every PII match replaced by a stable pseudonym (for identifiers)."""
+        for kind in self.kinds:
+            text = kind.scrub(text, self._pseudonym)
+        return text
+
+    def _pseudonym(self, placeholder: str, value: str) -> str:
+        digest = hmac.new(self._key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:PSEUDONYM_HEX]
+        return f"{placeholder[:-1]}#{digest}]" if placeholder.endswith("]") else f"{placeholder}#{digest}"
+
+    def scrub_obj(self, obj: Any, key: str | None = None) -> Any:
+        """Scrub every string, key and PII-shaped integer in a JSON-like value, deep; ids get pseudonyms."""
         if isinstance(obj, str):
-            return self.scrub(obj)
+            return self.pseudonymize(obj) if key in ID_KEYS else self.scrub(obj)
         if isinstance(obj, dict):
-            return {k: v if k in keep else self.scrub_obj(v, keep) for k, v in obj.items()}
+            return {self.scrub(str(k)): self.scrub_obj(v, str(k)) for k, v in obj.items()}
         if isinstance(obj, (list, tuple)):
-            return [self.scrub_obj(item, keep) for item in obj]
+            return [self.scrub_obj(item, key) for item in obj]
+        if isinstance(obj, int) and not isinstance(obj, bool) and abs(obj) >= _SHORTEST_PII:
+            digits = str(obj)
+            clean = self.pseudonymize(digits) if key in ID_KEYS else self.scrub(digits)
+            return obj if clean == digits else clean
         return obj
+
+
+_SHORTEST_PII = 10**8  # integers below nine digits are counts, amounts or dates, never a phone or card
 
 
 def _parse_kinds(data: Any) -> list[PiiKind]:
@@ -128,4 +168,7 @@ def _parse_kind(index: int, item: Any) -> PiiKind:
         compiled = tuple(re.compile(p, flags) for p in patterns)
     except re.error as exc:
         raise ConfigError(f"{where} ({kind}): invalid pattern {exc.pattern!r}: {exc}") from exc
-    return PiiKind(kind=kind, placeholder=placeholder, patterns=compiled, luhn=bool(item.get("luhn")))
+    check = item.get("check", "luhn" if item.get("luhn") else None)
+    if check is not None and check not in CHECKS:
+        raise ConfigError(f"{where} ({kind}): 'check' must be one of {', '.join(CHECKS)}, not {check!r}")
+    return PiiKind(kind, placeholder, compiled, CHECKS[check] if check else None)

@@ -67,6 +67,13 @@ class Evaluation:
     exported: bool = False  # its metrics are out: a failure after this must not count it again
     refund: Callable[[], None] | None = None  # gives the judge budget back when the verdicts were cached
 
+    @property
+    def counted_flags(self) -> list[dict[str, Any]]:
+        """The flags this handling adds to the counts: a late re-run adds only what feedback can raise."""
+        if not self.late:
+            return self.flags
+        return [flag for flag in self.flags if flag["reason"] in LATE_FLAGS]
+
     def record(self) -> dict[str, Any]:
         """The result record (DESIGN.md): one JSON object per trace."""
         t = self.trace
@@ -241,19 +248,30 @@ class Pipeline:
                 self.metrics.quality[name].labels(*labels, judge, sample).observe(value)
 
     def finish(self, ev: Evaluation) -> dict[str, Any] | None:
-        """Raise flags, export the trace's metrics and hand the result record to the sinks that want it."""
+        """Raise flags, hand the result record to the sinks that want it, then export the trace's metrics.
+
+        Metrics go out last: a failure before them (a results file that cannot be written) leaves
+        the trace uncounted, so the loop dead-letters it and the metrics, the summary and the files
+        agree on one outcome per trace. The review sink never raises (it sets refused cases aside).
+        """
         t0 = time.perf_counter()
         if self.flag_evaluator is not None:
             ev.flags = self.flag_evaluator(ev)
-        self._export(ev)
         flagged = bool(ev.flags)
         record = ev.record() if flagged or self._every_trace else None
         if record is not None:
             for sink in self.sinks:
                 if flagged or sink.every_trace:
                     sink.write(ev.trace, record, flagged, ev.late)
+        self._export(ev)
         self._stage["sinks"].observe(time.perf_counter() - t0)
         return record
+
+    def unwritten(self) -> tuple[int, int]:
+        """Flagged cases the sinks set aside (refused for their content) and those still queued."""
+        rejected = sum(int(getattr(sink, "rejected", 0)) for sink in self.sinks)
+        queued = sum(int(getattr(sink, "unstored", 0)) for sink in self.sinks)
+        return rejected, queued
 
     def _child(self, metric: Any, *labels: str) -> Any:
         """``metric.labels(*labels)``, cached: bounded because every label value is capped."""
@@ -271,9 +289,8 @@ class Pipeline:
         if ev.to_judge:
             for reason in ev.sampled:
                 m.sampled.labels(reason).inc()
-        for flag in ev.flags:
-            if not ev.late or flag["reason"] in LATE_FLAGS:
-                m.flagged.labels(flag["reason"]).inc()
+        for flag in ev.counted_flags:
+            m.flagged.labels(flag["reason"]).inc()
         m.last_trace_ts.set(time.time())
 
     def _export_trace(self, ev: Evaluation) -> None:

@@ -10,10 +10,12 @@ from prometheus_client import CollectorRegistry
 
 from monitor.app import Engine, Summary, install_signal_handlers
 from monitor.config import Settings
+from monitor.dead_letter import DeadLetterFormat
+from monitor.logging import use_scrubber
 from monitor.metrics import Metrics
 from monitor.server import Health, MetricsServer
 from monitor.sources import open_source
-from monitor.wiring import build_pipeline
+from monitor.wiring import build_pipeline, build_scrubber
 
 log = structlog.get_logger(__name__)
 
@@ -51,9 +53,11 @@ async def replay(settings: Settings, registry: CollectorRegistry | None = None) 
 
 
 async def _run(settings: Settings, metrics: Metrics, health: Health, stop: asyncio.Event) -> Summary:
-    source, dead_letter = open_source(settings)
+    scrubber = build_scrubber(settings)
+    use_scrubber(scrubber)
+    source, dead_letter = open_source(settings, DeadLetterFormat(scrubber, settings.dead_letter_raw))
     async with AsyncExitStack() as stack:
-        pipeline, late_feedback = await build_pipeline(settings, metrics, stack)
+        pipeline, late_feedback = await build_pipeline(settings, metrics, stack, scrubber)
         engine = Engine(settings, metrics, pipeline, source, dead_letter, health, late_feedback)
         return await engine.run(stop)
     raise AssertionError("unreachable")  # pragma: no cover - AsyncExitStack does not swallow exceptions

@@ -21,6 +21,8 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "flagged": dict(summary.flagged),
         "golden_matched": summary.golden_matched,
         "unhandled": summary.unhandled,
+        "review_rejected": summary.review_rejected,
+        "review_unstored": summary.review_unstored,
         "mean_scores": {k: round(v, 4) for k, v in summary.mean_scores().items()},
     }
 

@@ -8,12 +8,12 @@ say precisely what went wrong.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from monitor.decode import decode_json
 from monitor.exceptions import TraceError
 
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024
@@ -23,6 +23,9 @@ INVALID_REASONS = (
     "too_large",
     "not_utf8",
     "invalid_json",
+    "number_too_large",
+    "nested_too_deep",
+    "undecodable",
     "not_object",
     "missing_trace_id",
     "missing_question",
@@ -197,20 +200,21 @@ Message = Trace | FeedbackEvent
 
 
 def parse_message(raw: bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Message:
-    """Decode and validate one message; raise ``TraceError`` with a precise reason when it is bad."""
+    """Decode and validate one message; raise ``TraceError`` with a precise reason when it is bad.
+
+    Every failure becomes a ``TraceError`` (the loop dead-letters it and goes on): an exception that
+    escaped here would stop a replay at that line and, on Kafka, crash every replica on the same offset.
+    """
     if len(raw) > max_bytes:
         raise TraceError("too_large", f"{len(raw)} bytes is over the {max_bytes}-byte cap")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TraceError("not_utf8", f"byte {exc.start} is not valid UTF-8") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TraceError("invalid_json", f"{exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        return validate_message(decode_json(raw))
+    except TraceError:
+        raise
     except RecursionError as exc:
-        raise TraceError("invalid_json", "nested too deeply") from exc
-    return validate_message(data)
+        raise TraceError("nested_too_deep", "nested too deeply to validate") from exc
+    except Exception as exc:  # noqa: BLE001 - any other failure on one message is that message's fault
+        raise TraceError("undecodable", f"{type(exc).__name__}: {exc}"[:200]) from exc
 
 
 def validate_message(data: Any) -> Message:

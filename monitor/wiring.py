@@ -18,7 +18,7 @@ import structlog
 
 from monitor.config import Settings
 from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
-from monitor.exceptions import ConfigError, StoreError
+from monitor.exceptions import ConfigError, StoreError, StoreRejected
 from monitor.feedback_window import FeedbackWindow, handle_late_feedback
 from monitor.flags import FlagInputs, FlagRules
 from monitor.golden import DEFAULT_MATCH_THRESHOLD, GoldenChecker, GoldenMatcher, GoldenSet
@@ -147,6 +147,7 @@ class ReviewSink:
         self.metrics = metrics
         self.thresholds = thresholds
         self._queue: deque[tuple[dict[str, Any], dict[str, Any], list[str], bool]] = deque()
+        self.rejected = 0
         self._max_queued = max_queued
         self._refreshed = 0.0
         self._agreement_at = 0.0
@@ -164,20 +165,43 @@ class ReviewSink:
         self.drain()
 
     def drain(self) -> None:
-        """Write the queued cases, oldest first; stop at the first store error and keep the rest."""
+        """Write the queued cases, oldest first.
+
+        A store outage stops the drain and keeps the rest for the next try; a case the store refuses
+        for its content is set aside (logged and counted, never retried as is), so it cannot block the
+        cases behind it.
+        """
         while self._queue:
             trace, record, reasons, reasons_only = self._queue[0]
             write = self.store.add_reasons if reasons_only else self.store.upsert_case
             try:
                 write(trace, record, reasons)
+            except StoreRejected as exc:
+                self._set_aside(trace, str(exc))
+                continue
             except StoreError as exc:
                 self.metrics.review_upserts.labels("error").inc()
                 log.error("review_store_failed", error=str(exc), queued=len(self._queue))
                 return
+            except Exception as exc:  # noqa: BLE001 - a bug on one case must not block the queue behind it
+                log.exception("review_case_failed", trace_id=trace.get("trace_id"))
+                self._set_aside(trace, f"{type(exc).__name__}: {exc}")
+                continue
             self._queue.popleft()
             self.metrics.review_upserts.labels("ok").inc()
         if time.monotonic() - self._refreshed >= PENDING_REFRESH_S:
             self.refresh()
+
+    def _set_aside(self, trace: dict[str, Any], error: str) -> None:
+        self._queue.popleft()
+        self.rejected += 1
+        self.metrics.review_upserts.labels("rejected").inc()
+        log.error("review_case_rejected", trace_id=trace.get("trace_id"), error=error[:300])
+
+    @property
+    def unstored(self) -> int:
+        """Flagged cases still waiting for the store (an outage): lost if the process ends now."""
+        return len(self._queue)
 
     def refresh(self) -> None:
         """Pending count every few seconds; judge-human agreement from labelled cases every minute."""
@@ -195,6 +219,12 @@ class ReviewSink:
 def rules_path(settings: Settings, name: str) -> Path | None:
     """A rule pack under ``--rules-dir``, or None for the packaged one."""
     return settings.rules_dir / name if settings.rules_dir is not None else None
+
+
+def build_scrubber(settings: Settings) -> Scrubber:
+    """The one PII scrubber of the process: results, review store, dead letters and logs share it."""
+    key = settings.pii_key.get_secret_value().encode("utf-8") if settings.pii_key else None
+    return Scrubber.load(rules_path(settings, "pii.yaml"), key)
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -260,7 +290,7 @@ def build_golden(settings: Settings, embedder: Embedder, numeric: NumericRules) 
 
 
 async def build_pipeline(
-    settings: Settings, metrics: Metrics, stack: AsyncExitStack
+    settings: Settings, metrics: Metrics, stack: AsyncExitStack, scrubber: Scrubber
 ) -> tuple[Pipeline, LateFeedback]:
     """Every stage the settings ask for; resources are registered on ``stack`` for an orderly close."""
     numeric = NumericRules.load(rules_path(settings, "numeric"))
@@ -270,7 +300,6 @@ async def build_pipeline(
     sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes))
     judge, circuit_open = await build_judge(settings, embedder, numeric, stack)
     stack.push_async_callback(judge.aclose)
-    scrubber = Scrubber.load(rules_path(settings, "pii.yaml"))  # one PII pack for the store and results
     store = stack.enter_context(open_store(settings.store, scrubber=scrubber))
     sinks: list[SinkLike] = []
     if settings.results is not None:

@@ -101,7 +101,10 @@ def _show(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
 def _label(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = commands.add_parser("label", help="record a reviewer's verdict (bad -> confirmed, ok -> false_alarm)")
     p.add_argument("trace_id", metavar="ID")
-    p.add_argument("--verdict", choices=VERDICTS, required=True, help="bad: the answer was wrong")
+    p.add_argument(
+        "verdict", nargs="?", choices=VERDICTS, help="bad: the answer was wrong; ok: a false alarm"
+    )
+    p.add_argument("--verdict", dest="verdict_flag", choices=VERDICTS, help="the same, as a flag")
     p.add_argument("--expected-answer", help="the answer the assistant should have given")
     p.add_argument(
         "--sections", nargs="+", default=[], metavar="S", help="policy sections holding the answer"
@@ -159,7 +162,7 @@ def _sample(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> ar
 def _run(args: argparse.Namespace, action: Callable[[ReviewStore], int]) -> int:
     """Open the store, run ``action``, and turn ragmon errors into a message and an exit code."""
     try:
-        with open_store(getattr(args, "store", None)) as store:
+        with open_store(getattr(args, "store", None), create=False) as store:
             return action(store)
     except ConfigError as exc:
         print(f"ragmon review: {exc}", file=sys.stderr)
@@ -210,12 +213,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_label(args: argparse.Namespace) -> int:
-    """``ragmon review label ID --verdict ok|bad``."""
+    """``ragmon review label ID bad|ok`` (or ``--verdict bad|ok``)."""
+    verdict = args.verdict or args.verdict_flag
+    if verdict is None or (args.verdict and args.verdict_flag and args.verdict != args.verdict_flag):
+        print(
+            "ragmon review label: give one verdict, bad or ok (e.g. `review label ID bad`)", file=sys.stderr
+        )
+        return 2
 
     def action(store: ReviewStore) -> int:
         case = store.label(
             args.trace_id,
-            args.verdict,
+            verdict,
             expected_answer=args.expected_answer,
             sections=args.sections,
             note=args.note,

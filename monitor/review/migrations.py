@@ -125,3 +125,16 @@ def _apply(backend: Backend, tx: Tx, migration: Migration) -> int:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+_HAS_SCHEMA = {
+    "sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_schema_migrations'",
+    "postgres": "SELECT 1 FROM information_schema.tables "
+    "WHERE table_schema = current_schema() AND table_name = 'review_schema_migrations'",
+}
+
+
+def has_schema(backend: Backend) -> bool:
+    """Whether ragmon has ever created its tables in this database (an empty file or schema has not)."""
+    with backend.transaction() as tx:
+        return tx.one(_HAS_SCHEMA[backend.dialect]) is not None

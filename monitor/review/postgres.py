@@ -18,13 +18,23 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 
-from monitor.exceptions import StoreError
+from monitor.exceptions import StoreError, StoreRejected, StoreUnavailable
 from monitor.review.backend import Row, Tx
 
 DEFAULT_CONNECT_TIMEOUT = 5
 
 
 STATEMENT_TIMEOUT_MS = 10_000
+# Errors caused by the data of one write (an untranslatable character, a value out of range, a broken
+# constraint): the same write fails again. Every other psycopg.Error (connection refused or lost,
+# statement timeout, shutdown) may pass, so the write is retried.
+_CONTENT_ERRORS = (
+    psycopg.DataError,
+    psycopg.IntegrityError,
+    psycopg.ProgrammingError,
+    UnicodeError,
+    OverflowError,
+)
 
 
 class _PostgresTx:
@@ -48,6 +58,14 @@ class _PostgresTx:
 def _dumps(value: Any) -> str:
     # default=str: a datetime or UUID left in a record is stored as text rather than failing the write.
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _message(exc: BaseException) -> str:
+    """The error's first line and SQLSTATE: never its DETAIL or CONTEXT, which quote the row's data."""
+    diag = getattr(exc, "diag", None)
+    primary = getattr(diag, "message_primary", None) or (str(exc).splitlines() or [""])[0]
+    state = getattr(diag, "sqlstate", None)
+    return f"{type(exc).__name__}: {primary}" + (f" (SQLSTATE {state})" if state else "")
 
 
 def _dialect(sql: str) -> str:
@@ -90,7 +108,7 @@ class PostgresBackend:
         try:
             return psycopg.connect(self._url, autocommit=True, **extra)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to {self.description}: {exc}") from exc
+            raise StoreUnavailable(f"cannot connect to {self.description}: {_message(exc)}") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -101,8 +119,10 @@ class PostgresBackend:
             try:
                 with self._conn.transaction(), self._conn.cursor() as cursor:
                     yield _PostgresTx(cursor)
+            except _CONTENT_ERRORS as exc:
+                raise StoreRejected(f"{self.description}: {_message(exc)}") from exc
             except psycopg.Error as exc:
-                raise StoreError(f"{self.description}: {exc}") from exc
+                raise StoreUnavailable(f"{self.description}: {_message(exc)}") from exc
 
     def lock_schema(self, tx: Tx) -> None:
         """Hold a transaction-scoped advisory lock keyed by schema, so replicas migrate one at a time."""

@@ -9,16 +9,27 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from monitor.exceptions import StoreError
+from monitor.exceptions import StoreError, StoreRejected, StoreUnavailable
 from monitor.review.backend import Row, Tx
 
 MEMORY = ":memory:"
+# Errors caused by the data of one write (a value SQLite cannot bind or encode), not by the database:
+# retrying the same write fails again. Every other sqlite3.Error (locked, disk I/O, full) may pass.
+_CONTENT_ERRORS = (
+    sqlite3.DataError,
+    sqlite3.IntegrityError,
+    sqlite3.InterfaceError,
+    sqlite3.ProgrammingError,
+    UnicodeError,
+    OverflowError,
+)
 DEFAULT_BUSY_TIMEOUT = 10.0
 
 
@@ -53,9 +64,21 @@ class SqliteBackend:
             )
             self._conn.execute("PRAGMA foreign_keys = ON")
             if path != MEMORY:
-                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._use_wal(busy_timeout)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {self.description}: {exc}") from exc
+            raise StoreUnavailable(f"cannot open {self.description}: {exc}") from exc
+
+    def _use_wal(self, busy_timeout: float) -> None:
+        """Switch to WAL once per file. The switch takes a lock without waiting on the busy timeout,
+        so a second writer opening the file meanwhile retries here instead of failing."""
+        deadline = time.monotonic() + busy_timeout
+        while self._conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -66,13 +89,19 @@ class SqliteBackend:
                 try:
                     yield _SqliteTx(self._conn)
                 except BaseException:
-                    self._conn.execute("ROLLBACK")
+                    self._rollback()
                     raise
                 self._conn.execute("COMMIT")
+            except _CONTENT_ERRORS as exc:
+                self._rollback()
+                raise StoreRejected(f"{self.description}: {type(exc).__name__}: {exc}") from exc
             except sqlite3.Error as exc:
-                if self._conn.in_transaction:  # a failed COMMIT (disk full) leaves it open
-                    self._conn.execute("ROLLBACK")
-                raise StoreError(f"{self.description}: {exc}") from exc
+                self._rollback()
+                raise StoreUnavailable(f"{self.description}: {exc}") from exc
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:  # a failed statement or COMMIT (disk full) leaves it open
+            self._conn.execute("ROLLBACK")
 
     def lock_schema(self, tx: Tx) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the database's write lock."""

@@ -9,16 +9,18 @@ before anything reaches the database.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from monitor.exceptions import StoreError
+from monitor.exceptions import StoreError, StoreRejected
 from monitor.pii import Scrubber
 from monitor.review.backend import Backend, Row, Tx
-from monitor.review.migrations import migrate
+from monitor.review.migrations import has_schema, migrate
 from monitor.review.models import (
     VERDICTS,
     VERSION_KEYS,
@@ -130,11 +132,11 @@ class ReviewStore:
     def _write_case(
         self, statement: str, trace: Mapping[str, Any], result: Mapping[str, Any], reasons: Sequence[str]
     ) -> None:
-        trace_id = str(trace.get("trace_id") or result.get("trace_id") or "")
+        clean_trace = storable(self._scrub.scrub_obj(dict(trace)))
+        clean_result = storable(self._scrub.scrub_obj(dict(result)))
+        trace_id = str(clean_trace.get("trace_id") or clean_result.get("trace_id") or "")
         if not trace_id:
-            raise StoreError("cannot store a case without a trace_id")
-        clean_trace = self._scrub.scrub_obj(dict(trace))
-        clean_result = self._scrub.scrub_obj(dict(result))
+            raise StoreRejected("cannot store a case without a trace_id")
         versions = _versions(clean_trace, clean_result)
         now = self._db.time_param(self._clock())
         case_row = (
@@ -212,14 +214,14 @@ class ReviewStore:
             raise ReviewError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
         status = Status.CONFIRMED if verdict == "bad" else Status.FALSE_ALARM
         now = self._db.time_param(self._clock())
-        expected = self._scrub.scrub(expected_answer) if expected_answer else None
+        expected = storable(self._scrub.scrub(expected_answer)) if expected_answer else None
         params = (
             str(status),
             verdict,
             expected,
-            self._db.json_param(list(sections)),
-            self._scrub.scrub(note) if note else None,
-            reviewer,
+            self._db.json_param(storable(list(sections))),
+            storable(self._scrub.scrub(note)) if note else None,
+            storable(reviewer),
             now,
             now,
             trace_id,
@@ -309,6 +311,21 @@ class ReviewStore:
         )
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(value: Any) -> Any:
+    """Replace NUL and lone surrogates with U+FFFD in every string: PostgreSQL refuses NUL, and no
+    database encodes a lone surrogate. The same on every backend, so a case reads alike everywhere."""
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value) if _UNSTORABLE.search(value) else value
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(item) for item in value]
+    return value
+
+
 def _versions(trace: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[str | None, ...]:
     recorded = result.get("versions") or {}
     return tuple(_str_or_none(recorded.get(key) or trace.get(key)) for key in VERSION_KEYS)
@@ -352,9 +369,13 @@ def parse_store_url(url: str | None) -> tuple[str, str]:
 
 
 def open_store(
-    url: str | None = None, *, scrubber: Scrubber | None = None, clock: Clock = _utcnow
+    url: str | None = None, *, scrubber: Scrubber | None = None, clock: Clock = _utcnow, create: bool = True
 ) -> ReviewStore:
-    """Open the store at ``url`` (default ``ragmon-review.db``) and bring its schema up to date."""
+    """Open the store at ``url`` (default ``ragmon-review.db``) and bring its schema up to date.
+
+    ``create=False`` (the review commands) refuses a store that does not exist yet, so a mistyped path
+    is an error instead of a new empty database.
+    """
     kind, target = parse_store_url(url)
     backend: Backend
     if kind == "postgres":
@@ -364,8 +385,14 @@ def open_store(
     else:
         from monitor.review.sqlite import SqliteBackend
 
+        if not create and target != ":memory:" and not Path(target).is_file():
+            raise StoreError(
+                f"no review store at {target}: check --store (the daemon creates it on its first case)"
+            )
         backend = SqliteBackend(target)
     try:
+        if not create and not has_schema(backend):
+            raise StoreError(f"{backend.description} holds no review cases yet: check --store")
         migrate(backend)
     except BaseException:
         backend.close()

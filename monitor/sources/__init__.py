@@ -6,7 +6,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from monitor.config import Settings
-from monitor.dead_letter import FileDeadLetterSink
+from monitor.dead_letter import DeadLetterFormat, FileDeadLetterSink
 from monitor.sources.base import DeadLetterSink, Message, Origin, Source
 from monitor.sources.lines import LineSource
 
@@ -21,7 +21,7 @@ def sample_path() -> Path:
         return Path(path)
 
 
-def open_source(settings: Settings) -> tuple[Source, DeadLetterSink]:
+def open_source(settings: Settings, fmt: DeadLetterFormat | None = None) -> tuple[Source, DeadLetterSink]:
     """The source named by ``settings.source`` and its dead-letter sink (not yet opened)."""
     spec = settings.source
     if spec.startswith("kafka://"):
@@ -29,11 +29,11 @@ def open_source(settings: Settings) -> tuple[Source, DeadLetterSink]:
 
         url = KafkaURL.parse(spec)
         kafka = KafkaSource(url, settings.kafka)
-        dlq = KafkaDeadLetterSink(url.bootstrap, url.topic + settings.kafka.dlq_suffix, settings.kafka)
+        dlq = KafkaDeadLetterSink(url.bootstrap, url.topic + settings.kafka.dlq_suffix, settings.kafka, fmt)
         kafka.before_commit = dlq.flush
         return kafka, dlq
     dlq_path = Path(settings.dlq) if settings.dlq else DEFAULT_DLQ_FILE
     if spec == "-":
-        return LineSource(None), FileDeadLetterSink(dlq_path)
+        return LineSource(None), FileDeadLetterSink(dlq_path, fmt)
     path = sample_path() if spec == SAMPLE else Path(spec.removeprefix("file:"))
-    return LineSource(path, follow=settings.follow), FileDeadLetterSink(dlq_path)
+    return LineSource(path, follow=settings.follow), FileDeadLetterSink(dlq_path, fmt)

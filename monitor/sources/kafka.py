@@ -10,7 +10,6 @@ buffering without limit.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -25,7 +24,7 @@ from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
 from monitor.config import KafkaSettings
-from monitor.dead_letter import dead_letter_record
+from monitor.dead_letter import DeadLetterFormat
 from monitor.exceptions import ConfigError, SourceError
 from monitor.sources.base import Message, Origin
 from monitor.sources.offsets import OffsetTracker, Partition
@@ -252,8 +251,15 @@ class KafkaDeadLetterSink:
     rejected message that is not safely in the dead-letter topic.
     """
 
-    def __init__(self, bootstrap: tuple[str, ...], topic: str, settings: KafkaSettings) -> None:
+    def __init__(
+        self,
+        bootstrap: tuple[str, ...],
+        topic: str,
+        settings: KafkaSettings,
+        fmt: DeadLetterFormat | None = None,
+    ) -> None:
         self.topic = topic
+        self._format = fmt or DeadLetterFormat()
         self._sent: list[tuple[Any, bytes | None, bytes]] = []
         try:
             self._producer = KafkaProducer(
@@ -267,8 +273,7 @@ class KafkaDeadLetterSink:
             raise SourceError(f"cannot create the dead-letter producer: {exc}") from exc
 
     def send(self, message: Message, reason: str, detail: str) -> None:
-        value = json.dumps(dead_letter_record(message, reason, detail), ensure_ascii=False).encode("utf-8")
-        self._send(message.key, value)
+        self._send(self._format.key(message.key), self._format.encode(message, reason, detail))
 
     def _send(self, key: bytes | None, value: bytes) -> None:
         try:

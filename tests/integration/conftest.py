@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import quote
 
+import psycopg
 import pytest
 
 from tests.support.daemon import FAST_KAFKA_ENV, Daemon, interrupt_all, start_daemon
 from tests.support.kafka import Broker, free_port, running_broker
 
 DaemonFactory = Callable[..., Daemon]
+POSTGRES_URL = os.environ.get("RAGMON_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL store URL whose search_path is a fresh uuid schema, dropped after the test."""
+    schema = f"ragmon_test_{uuid.uuid4().hex}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The same test on both review stores: a SQLite file, and a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return str(tmp_path / "review.db")
+    return str(request.getfixturevalue("pg_url"))
 
 
 @pytest.fixture(scope="session")

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import psycopg
 import pytest
@@ -23,7 +20,6 @@ from monitor.review.promote import promote
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
-BASE_URL = os.environ.get("RAGMON_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 QUESTION = "Mua áo mặc không vừa thì được trả trong mấy ngày?"
 
 
@@ -60,20 +56,6 @@ def _result(trace_id: str, reason: str = "numeric_unsupported", faithfulness: fl
         "judge": {"name": "local", "claims": [{"text": "30 ngày", "supported": False, "chunk_ids": []}]},
         "flags": [{"reason": reason, "detail": f"{reason} for {trace_id}"}],
     }
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A store URL whose search_path is a fresh uuid schema, dropped after the test."""
-    schema = f"ragmon_test_{uuid.uuid4().hex}"
-    with psycopg.connect(BASE_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
-    sep = "&" if "?" in BASE_URL else "?"
-    try:
-        yield f"{BASE_URL}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(BASE_URL, autocommit=True) as admin:
-            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 @pytest.fixture

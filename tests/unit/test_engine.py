@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -68,7 +68,9 @@ def test_bad_lines_go_to_the_dead_letter_file_and_good_ones_are_kept(tmp_path: P
     assert sorted(r["trace_id"] for r in out) == ["t1", "t2"]
     assert [(d["reason"], d["origin"]["line"]) for d in dlq] == [("invalid_json", 2), ("not_utf8", 5)]
     assert dlq[0]["value"] == "{oops"
-    assert base64.b64decode(dlq[1]["value_b64"]) == b'{"q": "\xff"}'
+    assert dlq[1]["value"] == '{"q": "\ufffd"}' and dlq[1]["utf8"] is False
+    assert dlq[1]["sha256"] == hashlib.sha256(b'{"q": "\xff"}').hexdigest()
+    assert "raw_b64" not in dlq[1]  # the exact bytes only with dead_letter_raw
     assert registry.get_sample_value("ragmon_traces_total", {"outcome": "ok"}) == 2
     assert registry.get_sample_value("ragmon_traces_total", {"outcome": "invalid"}) == 2
     assert registry.get_sample_value("ragmon_invalid_messages_total", {"reason": "invalid_json"}) == 1

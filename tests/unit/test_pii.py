@@ -43,23 +43,33 @@ def test_luhn(number: str, valid: bool) -> None:
     assert luhn_valid(number) is valid
 
 
-def test_scrub_obj_is_deep_and_keeps_ids(scrubber: Scrubber) -> None:
-    """Nested strings are scrubbed; ids, versions and non-strings are left untouched."""
+def test_scrub_obj_is_deep_and_scrubs_by_pattern_not_by_key() -> None:
+    """Every string is scrubbed; in identifiers PII becomes a stable pseudonym; plain ids are kept."""
+    scrubber = Scrubber.load(key=b"test-key")
     obj = {
-        "trace_id": "DH123456",
+        "trace_id": "trace-2026-09-25-001",
+        "conversation_id": "0912345678",
         "question": "đơn DH123456 gọi 0912 345 678",
         "retrieved_chunks": [{"chunk_id": "0912345678", "text": "email a@b.com", "retrieval_score": 0.8}],
+        "citations": ["0912345678", "c02"],
         "feedback": {"rating": "negative", "reason": "gọi lại 0912345678"},
         "latency_ms": 912345678,
+        "metadata": {"phone": 84912345678, "a@b.com": "x", "card": 4111111111111111, "count": 12},
     }
     out = scrubber.scrub_obj(obj)
-    assert out["trace_id"] == "DH123456"
+    assert out["trace_id"] == "trace-2026-09-25-001"
+    pseudonym = out["conversation_id"]
+    assert pseudonym.startswith("[PHONE#") and "0912345678" not in pseudonym
+    assert out["retrieved_chunks"][0]["chunk_id"] == pseudonym == out["citations"][0]
+    assert out["citations"][1] == "c02"
     assert out["question"] == "đơn [ORDER] gọi [PHONE]"
-    chunk = out["retrieved_chunks"][0]
-    assert chunk == {"chunk_id": "0912345678", "text": "email [EMAIL]", "retrieval_score": 0.8}
+    assert out["retrieved_chunks"][0]["text"] == "email [EMAIL]"
     assert out["feedback"]["reason"] == "gọi lại [PHONE]"
     assert out["latency_ms"] == 912345678
+    assert out["metadata"] == {"phone": "[PHONE]", "[EMAIL]": "x", "card": "[CARD]", "count": 12}
     assert obj["question"] == "đơn DH123456 gọi 0912 345 678"
+    again = Scrubber.load(key=b"test-key").scrub_obj({"conversation_id": "0912345678"})
+    assert again["conversation_id"] == pseudonym  # the same key: the same pseudonym, in any process
 
 
 def test_custom_order_pattern_is_data(tmp_path: Path) -> None:

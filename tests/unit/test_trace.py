@@ -166,6 +166,6 @@ def test_non_finite_scores(literal: bytes) -> None:
     assert _reason(raw) == "non_finite_score"
 
 
-def test_deeply_nested_json_is_invalid_json_not_a_crash() -> None:
-    """A pathological nesting depth is rejected like any other malformed JSON."""
-    assert _reason(b"[" * 100_000 + b"]" * 100_000) == "invalid_json"
+def test_deeply_nested_json_is_nested_too_deep_not_a_crash() -> None:
+    """A pathological nesting depth is rejected with its own reason, never a RecursionError."""
+    assert _reason(b"[" * 100_000 + b"]" * 100_000) == "nested_too_deep"
