@@ -96,3 +96,14 @@ def test_bad_rule_pack_raises_config_error(tmp_path: Path, text: str, message: s
     rules.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         Scrubber.load(rules)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "text",
+    ["x" * 524_288, "1" * 524_288, "1 " * 262_144, "a." * 262_144, "a@" + "b." * 200_000, "0912 " * 100_000],
+    ids=["letters", "digits", "spaced-digits", "dots", "at-dots", "phones"],
+)
+def test_adversarial_text_scrubs_in_linear_time(scrubber: Scrubber, text: str) -> None:
+    """Half a megabyte that nearly matches a pattern finishes (no pattern backtracks per position)."""
+    assert len(scrubber.scrub(text)) > 0
