@@ -217,6 +217,18 @@ def probes(client: httpx.Client) -> None:
     })
     md(f"Check: {check_json(content(r), list(person_schema['properties']))}")
     md()
+    verdict_schema = {
+        "type": "object",
+        "properties": {"verdict": {"type": "string", "enum": ["PASS", "FAIL"]}, "score": {"type": "integer"}},
+        "required": ["verdict", "score"],
+        "additionalProperties": False,
+    }
+    r, _ = call(client, "type json_object with a schema the prompt has nothing to do with (enum + integer)", {
+        **base, "messages": [{"role": "user", "content": "Write a haiku about autumn."}], "temperature": 0,
+        "max_tokens": 64, "response_format": {"type": "json_object", "schema": verdict_schema},
+    }, note="If the grammar constrains decoding, a haiku request still yields {verdict, score}.")
+    md(f"Check: {check_json(content(r), list(verdict_schema['properties']))}")
+    md()
     r, _ = call(client, "type json_object without schema (prompt does not mention JSON)", {
         **base, "messages": prompt, "temperature": 0, "max_tokens": 128,
         "response_format": {"type": "json_object"},
@@ -335,7 +347,7 @@ def ragmon_client(base_url: str) -> None:
     """ragmon's own ChatClient against this server (needs the repo on sys.path and its venv)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from monitor.judge.base import JudgeChunk, JudgeInput  # noqa: PLC0415
-    from monitor.judge.client import ChatClient, ChatClientSettings  # noqa: PLC0415
+    from monitor.judge.client import ChatClient, ChatClientSettings, parse_output, strict_schema  # noqa: PLC0415
     from monitor.judge.prompts import GroundingOut, grounding_messages, new_boundary  # noqa: PLC0415
 
     md("## ragmon's ChatClient (monitor/judge/client.py) against this server")
@@ -359,6 +371,26 @@ def ragmon_client(base_url: str) -> None:
             if mode == "off":  # "auto" is expected to fail against llama-cpp-python (HTTP 500)
                 FAILURES.append(f"{lang}/{mode}")
 
+    md("Same prompt sent by hand with llama-cpp-python's own schema form, "
+       "`response_format: {\"type\": \"json_object\", \"schema\": strict_schema(GroundingOut)}`, "
+       "checked with ragmon's parse_output:")
+    md()
+    with httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=300) as client:
+        for lang, (q, ch, a) in {"vi": (VI_QUESTION, VI_CHUNKS, VI_ANSWER), "en": (EN_QUESTION, EN_CHUNKS, EN_ANSWER)}.items():
+            item = JudgeInput(trace_id="probe", question=q, answer=a,
+                              chunks=tuple(JudgeChunk(chunk_id=f"c{i}", text=t) for i, t in enumerate(ch, start=1)))
+            msgs = grounding_messages(item, new_boundary([q, a, *ch]))
+            r, _ = call(client, f"{lang}: ragmon grounding prompt, json_object + strict_schema(GroundingOut)", {
+                "model": "qwen2.5-coder-1.5b-instruct-q4_k_m", "messages": msgs, "temperature": 0, "max_tokens": 600,
+                "response_format": {"type": "json_object", "schema": strict_schema(GroundingOut)},
+            })
+            try:
+                md(f"Check: validates as GroundingOut: `{parse_output(content(r), GroundingOut).model_dump_json()}`")
+            except ValueError as exc:
+                md(f"Check: does not validate: {exc}")
+            md()
+    md("Through ChatClient:")
+    md()
     asyncio.run(run("auto", "vi", VI_QUESTION, VI_CHUNKS, VI_ANSWER))
     asyncio.run(run("off", "vi", VI_QUESTION, VI_CHUNKS, VI_ANSWER))
     asyncio.run(run("off", "en", EN_QUESTION, EN_CHUNKS, EN_ANSWER))

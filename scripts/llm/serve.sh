@@ -15,6 +15,7 @@
 #   LOG             server log (default: beside the model, llama-server-PORT.log)
 #   PIDFILE         if set, the pid is also written there
 #   EXTRA_ARGS      more llama_cpp.server flags, e.g. "--flash_attn true"
+#   OMP_WAIT_POLICY default PASSIVE (see below); set ACTIVE for ggml's default spinning threads
 #
 # Options chosen:
 #   --chat_format is NOT given: the GGUF embeds Qwen's chat template (tokenizer.chat_template), which
@@ -23,6 +24,12 @@
 #     for `logprobs`); a judge needs none, and off is faster on long prompts.
 #   --n_batch 512 (default), --cache false (default: no prompt cache between unrelated traces),
 #   --interrupt_requests true (default; only affects streaming, which the judge does not use).
+#   OMP_WAIT_POLICY=PASSIVE: ggml's OpenMP threads otherwise spin at every barrier; when another process
+#     holds one of the 2 cores (pytest, the ragmon daemon under test, a colleague's build) the spinning
+#     thread waits a whole scheduler slice for the preempted one, and generation fell from ~25 to
+#     0.4-1.4 tokens/s (a 54-token reply took 70-164 s instead of 13 s). Passive waiting measured the
+#     same under that load as 1 thread (~23 s) and nearly the spinning speed when the machine is idle
+#     (prompt ~85-89 vs ~86-92 tokens/s; generation ~18 vs ~25-27 tokens/s). See PROBE.md.
 # Requests are served one at a time (the server holds a lock around the model): concurrent clients queue.
 set -euo pipefail
 
@@ -35,6 +42,7 @@ ALIAS=${MODEL_ALIAS:-$(basename "$MODEL" .gguf)}
 READY_TIMEOUT_S=${READY_TIMEOUT_S:-120}
 LOG=${LOG:-$(dirname "$(realpath "$MODEL")")/llama-server-$PORT.log}
 HOST=127.0.0.1
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 URL="http://$HOST:$PORT/v1/models"
 
 [ -f "$MODEL" ] || { echo "serve.sh: no model at $MODEL (run fetch_model.py)" >&2; exit 1; }
