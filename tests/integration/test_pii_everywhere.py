@@ -1,4 +1,4 @@
-"""No PII in anything ragmon writes: results, review store, ``review show``, promoted entries, dead letters, logs.
+"""No PII in anything ragmon writes: results, store, ``review show``, promoted entries, dead letters, logs.
 
 Traces and malformed messages carry phone numbers, emails, cards, CCCD numbers and IBANs in free text,
 in identifiers (``conversation_id``), in metadata keys and as integer metadata values. Each artifact is

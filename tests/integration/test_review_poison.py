@@ -92,7 +92,8 @@ def _refuse_poison(store_url: str) -> None:
         with psycopg.connect(store_url, autocommit=True) as conn:
             conn.execute(
                 "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                "IF NEW.trace_id = 'refused' THEN RAISE EXCEPTION 'refused' USING ERRCODE = 'check_violation'; "
+                "IF NEW.trace_id = 'refused' THEN "
+                "RAISE EXCEPTION 'refused' USING ERRCODE = 'check_violation'; "
                 "END IF; RETURN NEW; END $$"
             )
             conn.execute(
