@@ -127,7 +127,7 @@ def build_corpus(seed: int = 0) -> list[bytes]:
         for wrong in (b"123", b"true", b"[1, 2]", b'{"x": 1}', b'"text"', b"-0.5", b"[]", b"{}"):
             n += 1
             bad.append(_with_raw(n, field, wrong))
-    for cut in range(15):
+    for _ in range(15):
         n += 1
         line = _line(good_trace(n))
         bad.append(line[: rng.randrange(1, len(line) - 1)])
