@@ -35,6 +35,7 @@ from monitor.wiring import LateDecision
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 POLL_TIMEOUT_S = 0.2
+LAG_EXPORT_S = 1.0  # lag gauges follow the source's own refresh, whatever the commit interval
 PROCESSING_ERROR = "processing_error"
 
 
@@ -143,8 +144,9 @@ class Engine:
         self._high = settings.max_inflight
         self._low = max(1, settings.max_inflight // 2)
         self._commit_every_s = settings.kafka.commit_interval_s
-        self._last_commit = time.monotonic()
+        self._last_commit = self._last_lag = time.monotonic()
         self._lag_labels: set[tuple[str, str]] = set()
+        self._committed_labels: set[tuple[str, str]] = set()
         self._dead_letter_retry: list[tuple[Message, str, str]] = []
 
     async def run(self, stop: asyncio.Event) -> Summary:
@@ -302,6 +304,9 @@ class Engine:
 
     async def _commit_if_due(self) -> None:
         now = time.monotonic()
+        if now - self._last_lag >= LAG_EXPORT_S:
+            self._last_lag = now
+            await self._worker.call(self._export_lag)
         if now - self._last_commit < self._commit_every_s:
             return
         self._last_commit = now
@@ -326,12 +331,21 @@ class Engine:
         rebalance); the file sink flushes every record as it writes it.
         """
         self.source.commit()
-        lag = {(topic, str(partition)): value for (topic, partition), value in self.source.lag().items()}
-        for gone in self._lag_labels - lag.keys():  # revoked: another replica reports it now
+        self._export_lag()
+
+    def _export_lag(self) -> None:
+        """On the source thread: both lags per partition (the source refreshes them every few seconds)."""
+        fetched = {(t, str(p)): v for (t, p), v in self.source.lag().items()}
+        committed = {(t, str(p)): v for (t, p), v in self.source.committed_lag().items()}
+        for gone in self._lag_labels - fetched.keys():  # revoked: another replica reports it now
             self.metrics.consumer_lag.remove(*gone)
-        for labels, value in lag.items():
+            if gone in self._committed_labels:
+                self.metrics.committed_lag.remove(*gone)
+        for labels, value in fetched.items():
             self.metrics.consumer_lag.labels(*labels).set(value)
-        self._lag_labels = set(lag)
+        for labels, value in committed.items():
+            self.metrics.committed_lag.labels(*labels).set(value)
+        self._lag_labels, self._committed_labels = set(fetched), set(committed)
 
     async def _shutdown(self) -> None:
         """Finish in-flight work within the deadline, cancel the rest (they stay unacked), commit, close."""

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 Clock = Callable[[], float]
 MAX_PRIORITY = 100
@@ -123,6 +124,26 @@ class JudgeBudget:
                 "traces": None if self.traces is None else self.traces.level,
                 "tokens": None if self.tokens is None else self.tokens.level,
             }
+
+
+class EventClock:
+    """Time as the traces tell it: the latest timestamp seen so far (``ragmon replay``).
+
+    Refilling the budget by event time makes a replay decide the same way however fast the machine
+    runs it; traces without a timestamp do not move the clock. The daemon keeps wall-clock time.
+    """
+
+    def __init__(self) -> None:
+        self._now = 0.0
+
+    def __call__(self) -> float:
+        return self._now
+
+    def observe(self, moment: datetime | None) -> None:
+        """Move the clock to ``moment`` if it is later than every timestamp seen before."""
+        if moment is not None:
+            seconds = moment.timestamp() if moment.tzinfo else moment.replace(tzinfo=UTC).timestamp()
+            self._now = max(self._now, seconds)
 
 
 def estimate_text_tokens(text: str) -> int:

@@ -17,7 +17,7 @@ import structlog
 import yaml
 
 from monitor import __version__
-from monitor.config import Settings, load_settings, masked
+from monitor.config import Settings, config_summary, load_settings, masked
 from monitor.exceptions import ConfigError, RagmonError
 from monitor.logging import configure_logging
 from monitor.review.cli import add_parser as add_review_parser
@@ -160,7 +160,9 @@ def _cmd_config_show(args: argparse.Namespace) -> int:
 
 def _configure(settings: Settings) -> None:
     configure_logging(settings.log_level, settings.log_format)
-    structlog.get_logger("monitor").info("config_loaded", config=masked(settings))
+    log = structlog.get_logger("monitor")
+    log.info("config_loaded", **config_summary(settings))
+    log.debug("config_effective", config=masked(settings))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

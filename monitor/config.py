@@ -15,7 +15,15 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from monitor.exceptions import ConfigError
@@ -45,6 +53,7 @@ class KafkaSettings(_Section):
     heartbeat_interval_ms: int = Field(default=3_000, ge=100)
     max_poll_interval_ms: int = Field(default=300_000, ge=1000)
     commit_interval_s: float = Field(default=1.0, gt=0)
+    connect_timeout_s: float = Field(default=30.0, gt=0)  # how long to wait for a broker at start
     dlq_suffix: str = ".dlq"
     security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
     sasl_mechanism: str | None = None
@@ -113,6 +122,12 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = "auto"
     kafka: KafkaSettings = KafkaSettings()
     judge: JudgeSettings = JudgeSettings()
+
+    @model_validator(mode="after")
+    def _sections_need_golden(self) -> Settings:
+        if self.golden_sections is not None and not self.golden:
+            raise ValueError("golden_sections: given without golden; name the golden file(s) too (--golden)")
+        return self
 
     @field_validator("source")
     @classmethod
@@ -214,12 +229,31 @@ def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _describe(exc: ValidationError, config_file: Path | None) -> str:
+    """One line per invalid setting, each naming it (one line in all for the usual single mistake)."""
     where = f" (config file {config_file})" if config_file else ""
-    lines = [f"invalid configuration{where}:"]
+    lines = []
     for err in exc.errors(include_url=False):
-        field = ".".join(str(p) for p in err["loc"]) or "settings"
-        lines.append(f"  {field}: {err['msg']}")
-    return "\n".join(lines)
+        message = str(err["msg"]).removeprefix("Value error, ")
+        field = ".".join(str(p) for p in err["loc"])
+        lines.append(f"{field}: {message}" if field else message)
+    if len(lines) == 1:
+        return f"invalid configuration{where}: {lines[0]}"
+    return "\n  ".join([f"invalid configuration{where}:", *lines])
+
+
+def config_summary(settings: Settings) -> dict[str, Any]:
+    """What a start-up log line needs to say: where traces come from and go, and who judges them."""
+    judge = settings.judge
+    return {
+        "source": mask_url_password(settings.source),
+        "judge": judge.kind
+        if judge.kind == "local"
+        else f"{judge.kind} {judge.model} at {mask_url_password(judge.url or '')}",
+        "golden": [str(p) for p in settings.golden] or None,
+        "store": mask_url_password(settings.store) if settings.store else "ragmon-review.db",
+        "results": str(settings.results) if settings.results else None,
+        "rules_dir": str(settings.rules_dir) if settings.rules_dir else "packaged",
+    }
 
 
 MASK = "**********"

@@ -190,6 +190,13 @@ class Metrics:
             ["topic", "partition"],
             registry=r,
         )
+        self.committed_lag = Gauge(
+            f"{PREFIX}_consumer_committed_lag",
+            "Messages behind the end of each assigned partition from the committed offset "
+            "(what a crash now would replay).",
+            ["topic", "partition"],
+            registry=r,
+        )
         self.last_trace_ts = Gauge(
             f"{PREFIX}_last_trace_timestamp_seconds",
             "Unix time at which the last trace was handled.",

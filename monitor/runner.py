@@ -49,15 +49,17 @@ async def replay(settings: Settings, registry: CollectorRegistry | None = None) 
     metrics = Metrics(registry or CollectorRegistry(), settings.label_cap, settings.golden_k)
     stop = asyncio.Event()
     install_signal_handlers(stop)
-    return await _run(settings, metrics, Health(), stop)
+    return await _run(settings, metrics, Health(), stop, replay=True)
 
 
-async def _run(settings: Settings, metrics: Metrics, health: Health, stop: asyncio.Event) -> Summary:
+async def _run(
+    settings: Settings, metrics: Metrics, health: Health, stop: asyncio.Event, replay: bool = False
+) -> Summary:
     scrubber = build_scrubber(settings)
     use_scrubber(scrubber)
     source, dead_letter = open_source(settings, DeadLetterFormat(scrubber, settings.dead_letter_raw))
     async with AsyncExitStack() as stack:
-        pipeline, late_feedback = await build_pipeline(settings, metrics, stack, scrubber)
+        pipeline, late_feedback = await build_pipeline(settings, metrics, stack, scrubber, replay)
         engine = Engine(settings, metrics, pipeline, source, dead_letter, health, late_feedback)
         return await engine.run(stop)
     raise AssertionError("unreachable")  # pragma: no cover - AsyncExitStack does not swallow exceptions

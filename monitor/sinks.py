@@ -13,16 +13,18 @@ from monitor.trace import Trace
 class ResultsFile:
     """One result record per trace and line (``--results OUT.jsonl``), PII scrubbed like everything stored.
 
-    Late-feedback re-runs are left out: the file keeps the record of the trace's first handling.
+    The daemon appends (a restart keeps what was written; at-least-once redelivery may repeat a
+    trace); a replay starts the file afresh, as a report of that run. Late-feedback re-runs are left
+    out: the file keeps the record of the trace's first handling.
     """
 
     every_trace = True
 
-    def __init__(self, path: Path, scrubber: Scrubber | None = None) -> None:
+    def __init__(self, path: Path, scrubber: Scrubber | None = None, append: bool = True) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._scrub = scrubber
-        self._file: IO[str] | None = path.open("w", encoding="utf-8", buffering=1)
+        self._file: IO[str] | None = path.open("a" if append else "w", encoding="utf-8", buffering=1)
 
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
         if late:

@@ -16,6 +16,7 @@ from typing import Any
 
 import structlog
 
+from monitor.budget import EventClock
 from monitor.config import Settings
 from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
 from monitor.exceptions import ConfigError, StoreError, StoreRejected
@@ -56,11 +57,16 @@ LateFeedback = Callable[[FeedbackEvent], LateDecision]
 class Sampler:
     """Adapts the sampling policy to the pipeline and remembers traces for late feedback."""
 
-    def __init__(self, policy: SamplingPolicy, window: FeedbackWindow) -> None:
+    def __init__(
+        self, policy: SamplingPolicy, window: FeedbackWindow, clock: EventClock | None = None
+    ) -> None:
         self.policy = policy
         self.window = window
+        self.clock = clock  # replay: the budget refills by the traces' own timestamps
 
     def __call__(self, ev: Evaluation) -> tuple[tuple[str, ...], bool, bool]:
+        if self.clock is not None:
+            self.clock.observe(ev.trace.timestamp)
         s = ev.signals
         numeric = bool(ev.numeric is not None and ev.numeric.unsupported)
         golden_numeric = (
@@ -84,6 +90,8 @@ class Sampler:
 
     def late(self, event: FeedbackEvent) -> LateDecision:
         """A late negative feedback re-runs its remembered trace (judged when the policy admits it)."""
+        if self.clock is not None:
+            self.clock.observe(event.timestamp)
         late = handle_late_feedback(self.window, self.policy, event)
         if late.trace is None or late.outcome == "not_negative":
             return LateDecision(late.outcome)
@@ -290,20 +298,26 @@ def build_golden(settings: Settings, embedder: Embedder, numeric: NumericRules) 
 
 
 async def build_pipeline(
-    settings: Settings, metrics: Metrics, stack: AsyncExitStack, scrubber: Scrubber
+    settings: Settings, metrics: Metrics, stack: AsyncExitStack, scrubber: Scrubber, replay: bool = False
 ) -> tuple[Pipeline, LateFeedback]:
     """Every stage the settings ask for; resources are registered on ``stack`` for an orderly close."""
     numeric = NumericRules.load(rules_path(settings, "numeric"))
     embedder = build_embedder(settings)
     golden = build_golden(settings, embedder, numeric)
-    policy = SamplingPolicy.load(rules_path(settings, "sampling.yaml"), settings.sample_all, metrics=metrics)
-    sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes))
+    clock = EventClock() if replay else None
+    policy = SamplingPolicy.load(
+        rules_path(settings, "sampling.yaml"),
+        settings.sample_all,
+        clock=clock or time.monotonic,
+        metrics=metrics,
+    )
+    sampler = Sampler(policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes), clock)
     judge, circuit_open = await build_judge(settings, embedder, numeric, stack)
     stack.push_async_callback(judge.aclose)
     store = stack.enter_context(open_store(settings.store, scrubber=scrubber))
     sinks: list[SinkLike] = []
     if settings.results is not None:
-        results = ResultsFile(settings.results, scrubber)
+        results = ResultsFile(settings.results, scrubber, append=not replay)
         stack.callback(results.close)
         sinks.append(results)
     flag_rules = FlagRules.load(rules_path(settings, "flags.yaml"))

@@ -25,9 +25,10 @@ def open_source(settings: Settings, fmt: DeadLetterFormat | None = None) -> tupl
     """The source named by ``settings.source`` and its dead-letter sink (not yet opened)."""
     spec = settings.source
     if spec.startswith("kafka://"):
-        from monitor.sources.kafka import KafkaDeadLetterSink, KafkaSource, KafkaURL
+        from monitor.sources.kafka import KafkaDeadLetterSink, KafkaSource, KafkaURL, wait_for_brokers
 
         url = KafkaURL.parse(spec)
+        wait_for_brokers(url.bootstrap, settings.kafka.connect_timeout_s)
         kafka = KafkaSource(url, settings.kafka)
         dlq = KafkaDeadLetterSink(url.bootstrap, url.topic + settings.kafka.dlq_suffix, settings.kafka, fmt)
         kafka.before_commit = dlq.flush

@@ -10,10 +10,11 @@ buffering without limit.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -36,6 +37,9 @@ DLQ_MAX_BLOCK_MS = 10_000  # a missing dead-letter topic must not freeze the loo
 DLQ_MAX_REQUEST_BYTES = 2 * 1024 * 1024  # room for a capped rejected message, escaped or base64
 
 
+URL_OPTIONS = frozenset({"group"})
+
+
 @dataclass(frozen=True, slots=True)
 class KafkaURL:
     """``kafka://host:port[,host:port]/topic?group=NAME``."""
@@ -43,15 +47,65 @@ class KafkaURL:
     bootstrap: tuple[str, ...]
     topic: str
     group: str
+    options: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, url: str) -> KafkaURL:
+    def parse(cls, url: str, known: frozenset[str] = URL_OPTIONS) -> KafkaURL:
+        """Parse and check a source URL; every mistake is a ConfigError naming ``source``."""
         parts = urlsplit(url)
         topic = parts.path.strip("/")
         if parts.scheme != "kafka" or not parts.netloc or not topic:
             raise ConfigError(f"source: expected kafka://host:port[,host:port]/topic?group=NAME, got {url!r}")
-        group = parse_qs(parts.query).get("group", [DEFAULT_GROUP])[0]
-        return cls(tuple(h for h in parts.netloc.split(",") if h), topic, group)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        unknown = sorted(set(query) - known)
+        if unknown:
+            names, allowed = ", ".join(map(repr, unknown)), ", ".join(sorted(known))
+            raise ConfigError(f"source: unknown option {names} in {url!r}; known: {allowed}")
+        options = {key: values[-1] for key, values in query.items()}
+        hosts = tuple(h.strip() for h in parts.netloc.split(",") if h.strip())
+        for host in hosts:
+            _check_host(host, url)
+        return cls(hosts, topic, options.pop("group", DEFAULT_GROUP) or DEFAULT_GROUP, options)
+
+
+def _check_host(host: str, url: str) -> None:
+    name, sep, port = host.rpartition(":")
+    if not sep or not name:
+        raise ConfigError(f"source: broker {host!r} in {url!r} needs a port (host:9092)")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"source: broker port {port!r} in {url!r} is not a number from 1 to 65535")
+
+
+def wait_for_brokers(bootstrap: tuple[str, ...], deadline_s: float, every_s: float = 5.0) -> None:
+    """Block until one bootstrap broker accepts a TCP connection; log progress, fail after ``deadline_s``.
+
+    kafka-python waits on its own, silently, and then reports only that it could not create a client.
+    """
+    started = time.monotonic()
+    next_log = started
+    while True:
+        errors = [_probe(host) for host in bootstrap]
+        if any(error is None for error in errors):
+            return
+        waited = time.monotonic() - started
+        if waited >= deadline_s:
+            detail = "; ".join(f"{host}: {error}" for host, error in zip(bootstrap, errors, strict=True))
+            raise SourceError(f"Kafka broker unreachable after {deadline_s:g} s ({detail})")
+        if time.monotonic() >= next_log:
+            log.warning(
+                "waiting_for_broker", brokers=list(bootstrap), waited_s=round(waited), error=errors[0]
+            )
+            next_log += every_s
+        time.sleep(0.5)
+
+
+def _probe(host: str) -> str | None:
+    name, _, port = host.rpartition(":")
+    try:
+        with socket.create_connection((name.strip("[]"), int(port)), timeout=2.0):
+            return None
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
 
 
 def client_options(settings: KafkaSettings) -> dict[str, Any]:
@@ -98,6 +152,7 @@ class KafkaSource:
         self._assigned: set[TopicPartition] = set()
         self._paused = False
         self._lag: dict[tuple[str, int], int] = {}
+        self._committed_lag: dict[tuple[str, int], int] = {}
         self._lag_at = 0.0
         self._lock = threading.Lock()
         self.before_commit: Callable[[], None] | None = None  # flushes the dead-letter producer
@@ -189,22 +244,38 @@ class KafkaSource:
                 self._require().resume(*self._assigned)
 
     def lag(self) -> Mapping[tuple[str, int], int]:
-        """Refreshed at most every few seconds: end offsets cost a broker round trip.
+        """Messages behind the end, from the fetch position; refreshed at most every few seconds.
 
         The last fetch's high watermark wins when it is further: some brokers (Tansu 0.6) list a
         partition's end as its last batch's base offset + 1.
         """
+        self._refresh_lag()
+        return self._lag
+
+    def committed_lag(self) -> Mapping[tuple[str, int], int]:
+        """Messages behind the end from the committed offset: what a crash now would make us read again."""
+        self._refresh_lag()
+        return self._committed_lag
+
+    def _refresh_lag(self) -> None:
         now = time.monotonic()
         if now - self._lag_at < LAG_REFRESH_S or not self._assigned:
-            return self._lag
+            return
         self._lag_at = now
         consumer = self._require()
         try:
             ends = consumer.end_offsets(list(self._assigned))
-            self._lag = {(tp.topic, tp.partition): _behind(consumer, tp, end) for tp, end in ends.items()}
         except KafkaError as exc:
             log.warning("kafka_lag_failed", error=str(exc))
-        return self._lag
+            return
+        replay = self._tracker.replay_point()
+        self._lag, self._committed_lag = {}, {}
+        for tp, listed in ends.items():
+            key = (tp.topic, tp.partition)
+            end = max(listed, int(consumer.highwater(tp) or 0))
+            position = int(consumer.position(tp))
+            self._lag[key] = max(0, end - position)
+            self._committed_lag[key] = max(0, end - replay.get(key, position))
 
     def close(self) -> None:
         if self._consumer is None:
@@ -223,6 +294,7 @@ class KafkaSource:
         self._tracker.forget(parts)
         self._assigned -= set(revoked)
         self._lag = {k: v for k, v in self._lag.items() if k not in parts}
+        self._committed_lag = {k: v for k, v in self._committed_lag.items() if k not in parts}
         log.info("partitions_revoked", partitions=sorted(parts))
 
     def _on_assigned(self, assigned: set[TopicPartition]) -> None:
@@ -235,12 +307,6 @@ class KafkaSource:
         if self._consumer is None:
             raise SourceError("Kafka source used before open() or after close()")
         return self._consumer
-
-
-def _behind(consumer: Any, tp: TopicPartition, listed_end: int) -> int:
-    """Messages between the consumer's position and the partition's end (listed or last fetched)."""
-    end = max(listed_end, int(consumer.highwater(tp) or 0))
-    return max(0, end - int(consumer.position(tp)))
 
 
 class KafkaDeadLetterSink:

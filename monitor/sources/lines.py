@@ -144,6 +144,9 @@ class LineSource:
     def lag(self) -> Mapping[tuple[str, int], int]:
         return {}
 
+    def committed_lag(self) -> Mapping[tuple[str, int], int]:
+        return {}
+
     def close(self) -> None:
         if self._file is not None and self._path is not None:
             self._file.close()

@@ -19,6 +19,7 @@ class _PartitionState:
     done: set[int] = field(default_factory=set)
     committable: int | None = None  # next offset to commit (last contiguous done + 1)
     committed: int | None = None
+    first: int | None = None  # the first offset handed out: the replay point before any commit
 
 
 class OffsetTracker:
@@ -31,7 +32,10 @@ class OffsetTracker:
     def started(self, partition: Partition, offset: int) -> None:
         """Record that ``offset`` was handed to the pipeline (offsets arrive in order per partition)."""
         with self._lock:
-            self._parts.setdefault(partition, _PartitionState()).pending.append(offset)
+            state = self._parts.setdefault(partition, _PartitionState())
+            state.pending.append(offset)
+            if state.first is None:
+                state.first = offset
 
     def done(self, partition: Partition, offset: int) -> None:
         """Mark ``offset`` fully handled; unknown partitions (revoked meanwhile) are ignored."""
@@ -78,6 +82,16 @@ class OffsetTracker:
                     out[p] = s.pending[-1] + 1
                 elif s.committable is not None:
                     out[p] = s.committable
+        return out
+
+    def replay_point(self) -> dict[Partition, int]:
+        """Per partition, where a restart would resume: the last commit, else the first offset read."""
+        out: dict[Partition, int] = {}
+        with self._lock:
+            for p, s in self._parts.items():
+                point = s.committed if s.committed is not None else s.first
+                if point is not None:
+                    out[p] = point
         return out
 
     def in_flight(self) -> int:

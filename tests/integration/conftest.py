@@ -68,13 +68,19 @@ def daemon_factory(tmp_path: Path) -> Iterator[DaemonFactory]:
     """Starts ``ragmon run --source SOURCE --metrics-port FREE --results FILE`` with fast Kafka timings."""
     started: list[Daemon] = []
 
-    def start(source: str, name: str = "daemon", results: bool = True, *extra: str) -> Daemon:
+    def start(
+        source: str,
+        name: str = "daemon",
+        results: bool = True,
+        *extra: str,
+        env: dict[str, str] | None = None,
+    ) -> Daemon:
         daemon = start_daemon(
             ["--source", source, "--dlq", str(tmp_path / f"{name}-dlq.jsonl"), *extra],
             free_port(),
             tmp_path / f"{name}.log",
             results=tmp_path / f"{name}-results.jsonl" if results else None,
-            env=FAST_KAFKA_ENV,
+            env={**FAST_KAFKA_ENV, **(env or {})},
             cwd=tmp_path,
         )
         started.append(daemon)
