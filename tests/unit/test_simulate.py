@@ -1,4 +1,4 @@
-"""ragmon simulate: deterministic, contract-valid BanHang traffic with seed 000's bad deploy."""
+"""ragmon simulate: deterministic, contract-valid traffic for three domains, with seed 000's bad deploy."""
 
 from __future__ import annotations
 
@@ -17,12 +17,15 @@ from monitor.simulate import (
     generate,
     golden_entries,
     index_at,
-    load_policy,
+    load_domain,
     parse_kafka_url,
     parse_mix,
 )
+from monitor.simulate.domain import PACKAGED
 from monitor.trace import FeedbackEvent, Trace, validate_message
 
+DATA = Path(__file__).parents[1] / "data" / "simulate"
+BANHANG = load_domain("banhang")
 GOOD_INDEX = "kb-2026-09-chunk200"
 BAD_INDEX = "kb-2026-09-25-chunk800"
 
@@ -79,25 +82,29 @@ def test_golden_rankings_reproduce_seed_000_mrr() -> None:
 
 
 def test_bad_deploy_answers_carry_seed_000_wrong_numbers() -> None:
-    """After the deploy the Vietnamese answers say 30 ngày and 5 ngày; before, 7 ngày and 5 ngày làm việc."""
+    """After the deploy most q01 answers say 30 ngày as if general, most q03 drop "làm việc"; before, the
+    answers are right (7 ngày, 5 ngày làm việc) but for a rare everyday slip."""
     golden = {g["cau_hoi"]: g["id"] for g in golden_entries()}
-    answers: dict[tuple[str, str], set[str]] = {}
+    by_key: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for trace in _traces(SimConfig(count=4000, seed=2, bad_deploy_at=2000, mix={"vi": 1.0})):
-        key = (golden.get(trace["question"], ""), trace["index_version"])
-        answers.setdefault(key, set()).add(trace["answer"])
-    (q01_good,) = answers[("q01", GOOD_INDEX)]
-    (q01_bad,) = answers[("q01", BAD_INDEX)]
-    (q03_good,) = answers[("q03", GOOD_INDEX)]
-    (q03_bad,) = answers[("q03", BAD_INDEX)]
-    assert "7 ngày" in q01_good and "30 ngày" not in q01_good
-    assert "30 ngày" in q01_bad and "7 ngày" not in q01_bad
-    assert "5 ngày làm việc" in q03_good
-    assert "5 ngày" in q03_bad and "5 ngày làm việc" not in q03_bad
+        sim = trace["simulation"]
+        by_key.setdefault((sim["intent"], trace["index_version"]), []).append(trace)
+    q01_good, q01_bad = by_key[("q01", GOOD_INDEX)], by_key[("q01", BAD_INDEX)]
+    assert sum(t["simulation"]["correct"] for t in q01_good) / len(q01_good) > 0.9
+    wrong = [t for t in q01_bad if not t["simulation"]["correct"]]
+    assert len(wrong) / len(q01_bad) > 0.7
+    assert {t["simulation"]["kind"] for t in wrong} <= {"conditional_as_general", "dropped_qualifier"}
+    conditional = [t for t in wrong if t["simulation"]["kind"] == "conditional_as_general"]
+    assert len(conditional) > len(wrong) / 2
+    assert all("30" in t["answer"] or "ba mươi" in t["answer"].lower() for t in conditional)
+    q03_wrong = [t for t in by_key[("q03", BAD_INDEX)] if not t["simulation"]["correct"]]
+    assert q03_wrong and {t["simulation"]["kind"] for t in q03_wrong} == {"dropped_qualifier"}
+    assert golden  # the seed's golden questions are still among the wordings
 
 
 def test_policy_says_7_days_and_30_days_only_for_plus_fashion() -> None:
     """The simulated policy keeps seed 000's facts: DT-1 says 7 ngày, DT-3 (Plus fashion) 30 ngày."""
-    sections = load_policy().sections
+    sections = BANHANG.sections
     assert "7 ngày" in sections["DT-1"] and "30 ngày" not in sections["DT-1"]
     assert "30 ngày" in sections["DT-3"] and "Plus" in sections["DT-3"]
     assert "5 ngày làm việc" in sections["DT-4"]
@@ -105,7 +112,7 @@ def test_policy_says_7_days_and_30_days_only_for_plus_fashion() -> None:
 
 def test_language_mix_is_honoured() -> None:
     """The language shares follow --mix within sampling noise, and unmixed languages never appear."""
-    traces = _traces(SimConfig(count=3000, seed=11, mix=parse_mix("vi=3,en=1")))
+    traces = _traces(SimConfig(count=3000, seed=11, mix=parse_mix("vi=3,en=1", BANHANG)))
     shares = Counter(t["language"] for t in traces)
     assert set(shares) == {"vi", "en"}
     assert 0.70 < shares["vi"] / len(traces) < 0.80
@@ -120,8 +127,7 @@ def test_every_language_and_vietnamese_without_accents_appear() -> None:
 
 
 def test_late_feedback_follows_its_trace_and_wrong_answers_draw_complaints() -> None:
-    """Each late event comes after its trace; wrong-number answers get far more negative feedback."""
-    wrong_answers = {a for i in load_policy().intents for a in i.answers.get("bad", {}).values()}
+    """Each late event comes after its trace; wrong answers get far more negative feedback."""
     seen: set[str] = set()
     wrong: dict[str, bool] = {}
     negative: set[str] = set()
@@ -131,7 +137,7 @@ def test_late_feedback_follows_its_trace_and_wrong_answers_draw_complaints() -> 
             negative.add(m["trace_id"])
             continue
         seen.add(m["trace_id"])
-        wrong[m["trace_id"]] = m["answer"] in wrong_answers
+        wrong[m["trace_id"]] = not m["simulation"]["correct"]
         if m.get("feedback", {}).get("rating") == "negative":
             negative.add(m["trace_id"])
     bad = [t for t, w in wrong.items() if w]
@@ -141,12 +147,44 @@ def test_late_feedback_follows_its_trace_and_wrong_answers_draw_complaints() -> 
     assert bad_rate > 0.4 and fine_rate < 0.12
 
 
+@pytest.mark.parametrize("name", PACKAGED)
+def test_every_packaged_domain_gives_valid_traffic_with_ground_truth(name: str) -> None:
+    """Each domain's traffic validates; every trace says whether its answer is right, and why not."""
+    traces = _traces(SimConfig(count=800, seed=1, domain=name, bad_deploy_at=400))
+    for trace in traces:
+        validate_message(trace)
+    kinds = Counter(t["simulation"]["kind"] for t in traces)
+    assert kinds[None] > 400 and kinds["conditional_as_general"] > 20
+    golden_ids = {str(g["id"]) for g in load_domain(name).golden}
+    assert {t["simulation"]["golden"] for t in traces} - {None} <= golden_ids
+
+
+@pytest.mark.parametrize("variant", sorted(p.name for p in DATA.glob("*.dev.json")) + ["banhang.test.json"])
+def test_variant_files_reword_every_intent_apart_from_training(variant: str) -> None:
+    """A variant file's traffic uses only its own wordings: no question is one of the domain file's."""
+    name = variant.split(".")[0]
+    train = load_domain(name)
+    train_questions = {q for i in train.intents for qs in i.questions.values() for q in qs}
+    config = SimConfig(count=600, seed=2, domain=name, variants=DATA / variant, bad_deploy_at=300)
+    questions = {t["question"] for t in _traces(config)}
+    assert questions and not questions & train_questions
+
+
+def test_a_domain_file_from_a_path_with_its_test_wordings() -> None:
+    """A domain outside the package (the held-out clinic) loads from its file with its variants."""
+    config = SimConfig(
+        count=300, seed=3, domain=DATA / "clinic.domain.json", variants=DATA / "clinic.test.json"
+    )
+    traces = _traces(config)
+    assert {t["language"] for t in traces} <= {"vi", "en"} and len(traces) == 300
+
+
 def test_parse_mix_rejects_unknown_languages_and_bad_weights() -> None:
     """--mix names known languages with non-negative weights that sum above zero."""
-    assert parse_mix("vi=1,en=1") == {"vi": 0.5, "en": 0.5}
+    assert parse_mix("vi=1,en=1", BANHANG) == {"vi": 0.5, "en": 0.5}
     for bad in ("xx=1", "vi=-1", "vi=0", "vi", "vi=abc", ""):
         with pytest.raises(ConfigError):
-            parse_mix(bad)
+            parse_mix(bad, BANHANG)
 
 
 def test_kafka_url_names_brokers_and_topic() -> None:
@@ -174,8 +212,9 @@ def test_cli_writes_traffic_and_golden_file(tmp_path: Path) -> None:
 
 
 def test_cli_rejects_an_invalid_mix() -> None:
-    """An unknown language in --mix is a usage error, not a traceback."""
+    """An unknown language in --mix is a configuration error naming the domain's languages."""
     parser = argparse.ArgumentParser(prog="ragmon")
     add_parser(parser.add_subparsers(dest="command"))
-    with pytest.raises(SystemExit):
-        parser.parse_args(["simulate", "--mix", "klingon=1"])
+    args = parser.parse_args(["simulate", "--mix", "klingon=1"])
+    with pytest.raises(ConfigError, match="banhang has en, fa, vi, zh"):
+        args.func(args)
