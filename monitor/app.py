@@ -24,9 +24,10 @@ import structlog
 
 from monitor.config import Settings
 from monitor.exceptions import SourceError, TraceError
-from monitor.logging import set_message
+from monitor.logging import set_message, throttled
 from monitor.metrics import Metrics
 from monitor.pipeline import Evaluation, Pipeline
+from monitor.progress import Progress
 from monitor.server import Health
 from monitor.sources.base import DeadLetterSink, Message, Source
 from monitor.trace import FeedbackEvent, Trace, parse_message
@@ -129,6 +130,7 @@ class Engine:
         dead_letter: DeadLetterSink,
         health: Health,
         late_feedback: Callable[[FeedbackEvent], LateDecision] | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.settings = settings
         self.metrics = metrics
@@ -137,6 +139,7 @@ class Engine:
         self.dead_letter = dead_letter
         self.health = health
         self.late_feedback = late_feedback
+        self.progress = progress
         self.summary = Summary()
         self._worker = SourceThread()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -174,6 +177,8 @@ class Engine:
             self.health.tick()
             for message in messages:
                 self._handle(message)
+            if self.progress is not None:
+                self.progress.update(self.summary.messages, *self.source.progress())
             if self._paused and self._tasks:
                 await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
             await self._commit_if_due()
@@ -260,7 +265,7 @@ class Engine:
         self.summary.add(ev)
         if ev.flags:
             reasons = [f["reason"] for f in ev.flags]
-            log.info("trace_flagged", reasons=reasons)
+            log.debug("trace_flagged", reasons=reasons)
         self.source.ack(message.origin)
 
     def _feedback(self, event: FeedbackEvent, message: Message) -> None:
@@ -268,7 +273,7 @@ class Engine:
         self.metrics.feedback.labels(event.rating).inc()
         decision = self.late_feedback(event) if self.late_feedback is not None else LateDecision("unknown")
         self.metrics.late_feedback.labels(decision.outcome).inc()
-        log.info("late_feedback", rating=event.rating, outcome=decision.outcome)
+        log.debug("late_feedback", rating=event.rating, outcome=decision.outcome)
         if decision.trace is None:
             self.source.ack(message.origin)
             return
@@ -280,7 +285,7 @@ class Engine:
         if not counted:
             self.metrics.traces.labels("invalid").inc()
         self.summary.invalid[reason] += 1
-        log.warning("message_rejected", reason=reason, detail=detail)
+        throttled(log, "warning", "message_rejected", reason=reason, detail=detail)
         self._dead_letter(message, reason, detail)
 
     def _dead_letter(self, message: Message, reason: str, detail: str) -> bool:
@@ -370,6 +375,8 @@ class Engine:
         finally:
             self.dead_letter.close()
             self._worker.stop()
+            if self.progress is not None:
+                self.progress.close()
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Literal
 
@@ -83,3 +86,38 @@ def configure_logging(
         logger_factory=structlog.PrintLoggerFactory(file=out),  # type: ignore[arg-type]  # any text stream
         cache_logger_on_first_use=False,  # tests reconfigure logging: a cached logger keeps a closed stream
     )
+
+
+class Throttle:
+    """At most ``burst`` lines of one event per ``window_s``: under a flood of bad messages or skipped
+    traces the log stays readable, and the next line that gets through says how many were held back."""
+
+    def __init__(self, burst: int = 5, window_s: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self._burst, self._window_s, self._clock = burst, window_s, clock
+        self._state: dict[str, tuple[float, int, int]] = {}  # event -> (window start, logged, held back)
+        self._lock = threading.Lock()
+
+    def allow(self, event: str) -> tuple[bool, int]:
+        """Whether to log this occurrence, and how many occurrences were held back before it."""
+        now = self._clock()
+        with self._lock:
+            start, logged, held = self._state.get(event, (now, 0, 0))
+            if now - start >= self._window_s:
+                start, logged = now, 0
+            if logged < self._burst:
+                self._state[event] = (start, logged + 1, 0)
+                return True, held
+            self._state[event] = (start, logged, held + 1)
+            return False, held
+
+
+THROTTLE = Throttle()
+
+
+def throttled(
+    logger: structlog.typing.FilteringBoundLogger, level: str, event: str, **fields: object
+) -> None:
+    """Log ``event`` unless it has been logged ``burst`` times in this window (then count it)."""
+    ok, held = THROTTLE.allow(event)
+    if ok:
+        getattr(logger, level)(event, **fields, **({"held_back": held} if held else {}))

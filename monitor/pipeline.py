@@ -19,6 +19,7 @@ import structlog
 from monitor.exceptions import JudgeError
 from monitor.golden import GoldenCheck, GoldenChecker
 from monitor.judge.base import Judge, JudgeChunk, JudgeInput, JudgeResult, Scores
+from monitor.logging import throttled
 from monitor.metrics import QUALITY_METRICS, Metrics
 from monitor.numeric import NumericReport, NumericRules
 from monitor.signals import Signals, compute_signals
@@ -230,7 +231,7 @@ class Pipeline:
         m.judge_circuit_open.labels(judge_label).set(1 if circuit_open else 0)  # a local judge has none
         self._stage["judge"].observe(elapsed)
         if ev.judge_error:
-            log.warning("judge_failed", trace_id=ev.trace.trace_id, error=ev.judge_error)
+            throttled(log, "warning", "judge_failed", trace_id=ev.trace.trace_id, error=ev.judge_error)
             return
         if ev.judge is None:
             return

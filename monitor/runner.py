@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from contextlib import AsyncExitStack
 
 import structlog
@@ -13,6 +14,7 @@ from monitor.config import Settings
 from monitor.dead_letter import DeadLetterFormat
 from monitor.logging import use_scrubber
 from monitor.metrics import Metrics
+from monitor.progress import Progress
 from monitor.server import Health, MetricsServer
 from monitor.sources import open_source
 from monitor.wiring import build_pipeline, build_scrubber
@@ -49,17 +51,23 @@ async def replay(settings: Settings, registry: CollectorRegistry | None = None) 
     metrics = Metrics(registry or CollectorRegistry(), settings.label_cap, settings.golden_k)
     stop = asyncio.Event()
     install_signal_handlers(stop)
-    return await _run(settings, metrics, Health(), stop, replay=True)
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    return await _run(settings, metrics, Health(), stop, replay=True, progress=progress)
 
 
 async def _run(
-    settings: Settings, metrics: Metrics, health: Health, stop: asyncio.Event, replay: bool = False
+    settings: Settings,
+    metrics: Metrics,
+    health: Health,
+    stop: asyncio.Event,
+    replay: bool = False,
+    progress: Progress | None = None,
 ) -> Summary:
     scrubber = build_scrubber(settings)
     use_scrubber(scrubber)
     source, dead_letter = open_source(settings, DeadLetterFormat(scrubber, settings.dead_letter_raw))
     async with AsyncExitStack() as stack:
         pipeline, late_feedback = await build_pipeline(settings, metrics, stack, scrubber, replay)
-        engine = Engine(settings, metrics, pipeline, source, dead_letter, health, late_feedback)
+        engine = Engine(settings, metrics, pipeline, source, dead_letter, health, late_feedback, progress)
         return await engine.run(stop)
     raise AssertionError("unreachable")  # pragma: no cover - AsyncExitStack does not swallow exceptions

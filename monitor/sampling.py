@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from monitor.budget import MAX_PRIORITY, BudgetSettings, Clock, JudgeBudget, estimate_text_tokens
 from monitor.exceptions import ConfigError
+from monitor.logging import throttled
 from monitor.metrics import Metrics
 from monitor.trace import Trace
 
@@ -256,7 +257,9 @@ class SamplingPolicy:
     def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int) -> None:
         if self._metrics is not None:
             self._metrics.sampling_skipped.labels(reason).inc()
-        log.info(
+        throttled(
+            log,
+            "info",
             "sampling_skipped",
             trace_id=trace.trace_id,
             reason=reason,

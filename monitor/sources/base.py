@@ -86,6 +86,10 @@ class Source(Protocol):
         """Messages behind the end from the committed position: the window a crash would replay."""
         ...
 
+    def progress(self) -> tuple[int, int | None]:
+        """Bytes read and the total when known (a file): for a progress line, not for correctness."""
+        ...
+
     def close(self) -> None: ...
 
 

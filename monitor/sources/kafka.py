@@ -27,6 +27,7 @@ from kafka.structs import OffsetAndMetadata
 from monitor.config import KafkaSettings
 from monitor.dead_letter import DeadLetterFormat
 from monitor.exceptions import ConfigError, SourceError
+from monitor.sources import kafka_sockets  # noqa: F401 - closes the sockets of failed connects
 from monitor.sources.base import Message, Origin
 from monitor.sources.offsets import OffsetTracker, Partition
 
@@ -251,6 +252,9 @@ class KafkaSource:
         """
         self._refresh_lag()
         return self._lag
+
+    def progress(self) -> tuple[int, int | None]:
+        return 0, None  # a topic has no end; the lag gauges say how far behind the group is
 
     def committed_lag(self) -> Mapping[tuple[str, int], int]:
         """Messages behind the end from the committed offset: what a crash now would make us read again."""

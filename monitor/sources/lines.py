@@ -144,6 +144,13 @@ class LineSource:
     def lag(self) -> Mapping[tuple[str, int], int]:
         return {}
 
+    def progress(self) -> tuple[int, int | None]:
+        """Bytes read so far, and the file's size when it is a regular file not being followed."""
+        if self._file is None or self._pipe is not None or self._path is None:
+            return 0, None
+        size = None if self._follow else os.fstat(self._file.fileno()).st_size
+        return self._file.tell(), size
+
     def committed_lag(self) -> Mapping[tuple[str, int], int]:
         return {}
 

@@ -15,6 +15,8 @@ with warnings.catch_warnings():
     from kafka.errors import KafkaError
     from kafka.structs import OffsetAndMetadata
 
+from monitor.sources import kafka_sockets  # noqa: F401,E402 - the test clients close failed sockets too
+
 __all__ = [
     "KafkaAdminClient",
     "KafkaConsumer",
