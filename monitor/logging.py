@@ -97,6 +97,11 @@ class Throttle:
         self._state: dict[str, tuple[float, int, int]] = {}  # event -> (window start, logged, held back)
         self._lock = threading.Lock()
 
+    def reset(self) -> None:
+        """Forget every window (tests start each with a clean slate)."""
+        with self._lock:
+            self._state.clear()
+
     def allow(self, event: str) -> tuple[bool, int]:
         """Whether to log this occurrence, and how many occurrences were held back before it."""
         now = self._clock()

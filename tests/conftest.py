@@ -7,10 +7,13 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
+from monitor.logging import THROTTLE
+
 
 @pytest.fixture(autouse=True)
 def _reset_structlog() -> Iterator[None]:
-    """Keep logging configuration from leaking between tests."""
+    """Keep logging configuration (and the log throttle's windows) from leaking between tests."""
     structlog.reset_defaults()
+    THROTTLE.reset()
     yield
     structlog.reset_defaults()
