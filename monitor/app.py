@@ -1,393 +1,223 @@
-"""The composition root and the loop: source -> pipeline -> sinks, with acks, backpressure and shutdown.
+"""The composition root: every part of a run built from the settings and entered in one AsyncExitStack.
 
-The asyncio loop owns the pipeline; the source runs on its own daemon thread (``SourceThread``)
-because kafka-python consumers are not thread-safe and a stdin read may block. Cheap traces are
-finished inline; sampled traces become tasks bounded by ``max_inflight``: past it the source is
-paused, so memory stays bounded when the judge is slow. A message is acked only once fully handled,
-and commits cover only the contiguous handled prefix (at-least-once).
+``running`` is the whole wiring, read top to bottom: rule packs, PII scrubber, metrics, the HTTP
+endpoint, embedder, numeric rules, golden check, judge, review store and sinks, sampling, flags, the
+pipeline, the source. The stack closes them in reverse order: the source first (its final commit
+confirms the dead letters), then the sinks flush, then the judge, the store, the embedder and the
+endpoint. ``run_daemon`` (``ragmon run``) and ``replay`` (``ragmon replay``) are its two uses; the loop
+itself is ``monitor.loop.Engine``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import queue
-import signal
-import threading
+import sys
 import time
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager, closing
+from dataclasses import dataclass
 
 import structlog
+from prometheus_client import CollectorRegistry
 
+from monitor.budget import EventClock
 from monitor.config import Settings
-from monitor.exceptions import SourceError, TraceError
-from monitor.logging import set_message, throttled
+from monitor.dead_letter import DeadLetterFormat
+from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
+from monitor.exceptions import ConfigError
+from monitor.feedback_window import FeedbackWindow
+from monitor.flags import FlagRules, thresholds_by_metric
+from monitor.golden import (
+    DEFAULT_MATCH_THRESHOLD,
+    AbstentionDetector,
+    GoldenChecker,
+    GoldenMatcher,
+    GoldenSet,
+)
+from monitor.golden.match import DEFAULT_MATCH_MARGIN
+from monitor.golden.text import Vocabulary
+from monitor.judge.base import Judge
+from monitor.logging import use_scrubber
+from monitor.loop import Engine, install_signal_handlers
 from monitor.metrics import Metrics
-from monitor.pipeline import Evaluation, Pipeline
+from monitor.numeric import NumericRules
+from monitor.pii import Scrubber
+from monitor.pipeline import Pipeline, SinkLike
 from monitor.progress import Progress
-from monitor.server import Health
-from monitor.sources.base import DeadLetterSink, Message, Source
-from monitor.trace import FeedbackEvent, Trace, parse_message
-from monitor.wiring import LateDecision
+from monitor.review import open_store
+from monitor.review.sink import ReviewSink
+from monitor.rulepacks import RulePacks
+from monitor.sampler import Sampler
+from monitor.sampling import SamplingPolicy
+from monitor.server import Health, MetricsServer
+from monitor.sinks import ResultsFile
+from monitor.sources import open_source
+from monitor.summary import Summary
 
 log = structlog.get_logger(__name__)
-T = TypeVar("T")
-POLL_TIMEOUT_S = 0.2
-LAG_EXPORT_S = 1.0  # lag gauges follow the source's own refresh, whatever the commit interval
-PROCESSING_ERROR = "processing_error"
 
 
-class SourceThread:
-    """Runs every source call on one daemon thread and hands results back to the event loop."""
+@dataclass(frozen=True)
+class Run:
+    """What ``running`` yields: the engine to drive and the health its endpoint reports."""
 
-    def __init__(self, name: str = "ragmon-source") -> None:
-        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future[Any]] | None] = (
-            queue.SimpleQueue()
+    engine: Engine
+    health: Health
+    port: int | None
+
+
+@asynccontextmanager
+async def running(
+    settings: Settings,
+    registry: CollectorRegistry | None = None,
+    *,
+    replay: bool = False,
+    serve: bool = True,
+    progress: Progress | None = None,
+) -> AsyncIterator[Run]:
+    """Build every part of a run; on exit, close them in reverse order."""
+    async with AsyncExitStack() as stack:
+        packs = RulePacks(settings.rules_dir)
+        key = settings.pii_key.get_secret_value().encode("utf-8") if settings.pii_key else None
+        scrubber = Scrubber.load(packs.path("pii.yaml"), key)
+        use_scrubber(scrubber)
+        metrics = Metrics(registry or CollectorRegistry(), settings.label_cap, settings.golden_k)
+        health = Health()
+        server = None
+        if serve:
+            server = stack.enter_context(
+                MetricsServer(metrics.registry, health, settings.metrics_host, settings.metrics_port)
+            )
+            log.info("metrics_serving", url=f"http://{settings.metrics_host}:{server.port}/metrics")
+        embedder = stack.enter_context(closing(_embedder(settings)))
+        numeric = NumericRules.load(packs.directory("numeric"))
+        golden = _golden(settings, packs, embedder, numeric)
+        judge, circuit_open = await _judge(settings, packs, embedder, numeric, stack)
+        store = stack.enter_context(open_store(settings.store, scrubber=scrubber))
+        flags = FlagRules.load(packs)
+        review = ReviewSink(store, metrics, thresholds_by_metric(flags))
+        stack.push_async_callback(review.aclose, settings.shutdown_deadline_s)
+        sinks: list[SinkLike] = [*_results(settings, scrubber, stack, replay), review]
+        clock = EventClock() if replay else None
+        policy = SamplingPolicy.load(packs, settings.sample_all, clock or time.monotonic, metrics)
+        sampler = Sampler(
+            policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes), clock
         )
-        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
-        self._thread.start()
-
-    async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._calls.put((lambda: fn(*args), future))
-        return await future
-
-    def stop(self) -> None:
-        self._calls.put(None)
-
-    def _serve(self) -> None:
-        while (item := self._calls.get()) is not None:
-            fn, future = item
-            loop = future.get_loop()
-            try:
-                result = fn()
-            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine, re-raised there
-                loop.call_soon_threadsafe(_settle, future, None, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, future, result, None)
+        pipeline = Pipeline(
+            metrics, numeric, sampler, judge, flags, sinks, golden=golden,
+            judge_concurrency=settings.judge.concurrency, judge_deadline_s=settings.judge.trace_deadline_s,
+            circuit_open=circuit_open,
+        )  # fmt: skip
+        stack.callback(pipeline.close)
+        metrics.set_build_info(
+            judge.name, judge.prompt_version, golden.matcher.golden.version if golden else "none"
+        )
+        opened = open_source(settings, DeadLetterFormat(scrubber, settings.dead_letter_raw))
+        stack.callback(opened.dead_letter.close)
+        engine = Engine(
+            settings.max_inflight, settings.shutdown_deadline_s, settings.max_message_bytes,
+            metrics, pipeline, opened.source, opened.dead_letter, health, progress,
+        )  # fmt: skip
+        stack.push_async_callback(engine.close_source)
+        yield Run(engine, health, server.port if server is not None else None)
+        await review.aclose(settings.shutdown_deadline_s)
+        engine.record_unwritten()
 
 
-def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
-    if future.cancelled():
-        return
-    if exc is not None:
-        future.set_exception(exc)
-    else:
-        future.set_result(result)
+async def run_daemon(settings: Settings, registry: CollectorRegistry | None = None) -> int:
+    """Serve metrics and consume until SIGTERM/SIGINT; a finite file is processed, then metrics stay up."""
+    stop = asyncio.Event()
+    install_signal_handlers(stop)
+    async with running(settings, registry) as run:
+        summary = await run.engine.run(stop)
+        log.info("source_done", traces=summary.traces, invalid=sum(summary.invalid.values()))
+        if not stop.is_set():
+            run.health.ready = lambda: True
+            log.info("idle_serving_metrics", hint="send SIGTERM or press Ctrl-C to stop")
+            while not stop.is_set():
+                run.health.tick()
+                try:
+                    await asyncio.wait_for(stop.wait(), timeout=5.0)
+                except TimeoutError:
+                    continue
+    log.info("stopped")
+    return 0
 
 
-@dataclass
-class Summary:
-    """What a run handled; ``ragmon replay`` prints it as a table."""
-
-    messages: int = 0
-    traces: int = 0
-    invalid: Counter[str] = field(default_factory=Counter)
-    feedback_events: int = 0
-    judged: int = 0
-    judge_errors: int = 0
-    flagged: Counter[str] = field(default_factory=Counter)
-    sampled: Counter[str] = field(default_factory=Counter)
-    golden_matched: int = 0
-    unhandled: int = 0  # rejected messages the dead-letter sink could not take: redelivered on Kafka
-    review_rejected: int = 0  # flagged cases the review store refused for their content
-    review_unstored: int = 0  # flagged cases still queued for an unreachable review store at exit
-    score_sums: dict[str, float] = field(default_factory=dict)  # running sums: a daemon runs for months
-    score_counts: Counter[str] = field(default_factory=Counter)
-
-    def add(self, ev: Evaluation) -> None:
-        self.traces += not ev.late  # a late-feedback re-run is the same trace again
-        self.flagged.update(f["reason"] for f in ev.counted_flags)
-        self.golden_matched += ev.golden is not None and not ev.late
-        if ev.judge is None and ev.judge_error is None:
-            return
-        self.judged += 1
-        self.judge_errors += ev.judge_error is not None
-        self.sampled.update(ev.sampled)
-        scores = ev.judge.scores.as_dict() if ev.judge is not None else {}
-        for name, value in scores.items():
-            if value is not None:
-                self.score_sums[name] = self.score_sums.get(name, 0.0) + value
-                self.score_counts[name] += 1
-
-    def mean_scores(self) -> dict[str, float]:
-        """Mean of each quality metric over the judged traces where it was defined."""
-        return {name: self.score_sums[name] / n for name, n in sorted(self.score_counts.items())}
+async def replay(settings: Settings, registry: CollectorRegistry | None = None) -> Summary:
+    """Process a file once, with no HTTP server; stops early (gracefully) on SIGTERM/SIGINT."""
+    stop = asyncio.Event()
+    install_signal_handlers(stop)
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    async with running(settings, registry, replay=True, serve=False, progress=progress) as run:
+        summary = await run.engine.run(stop)
+    return summary
 
 
-class Engine:
-    """Drives one source through the pipeline until it is exhausted or ``stop`` is set."""
+def _embedder(settings: Settings) -> Embedder:
+    """In-process multilingual-e5-small unless an OpenAI-compatible embeddings endpoint is configured."""
+    j = settings.judge
+    if j.embeddings_url:
+        key = j.api_key.get_secret_value() if j.api_key else None
+        return OpenAIEmbedder(j.embeddings_url, j.embeddings_model, key, j.timeout_s, j.embeddings_input)
+    return LocalE5Embedder()
 
-    def __init__(
-        self,
-        settings: Settings,
-        metrics: Metrics,
-        pipeline: Pipeline,
-        source: Source,
-        dead_letter: DeadLetterSink,
-        health: Health,
-        late_feedback: Callable[[FeedbackEvent], LateDecision] | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.settings = settings
-        self.metrics = metrics
-        self.pipeline = pipeline
-        self.source = source
-        self.dead_letter = dead_letter
-        self.health = health
-        self.late_feedback = late_feedback
-        self.progress = progress
-        self.summary = Summary()
-        self._worker = SourceThread()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._paused = False
-        self._high = settings.max_inflight
-        self._low = max(1, settings.max_inflight // 2)
-        self._commit_every_s = settings.kafka.commit_interval_s
-        self._last_commit = self._last_lag = time.monotonic()
-        self._lag_labels: set[tuple[str, str]] = set()
-        self._committed_labels: set[tuple[str, str]] = set()
-        self._dead_letter_retry: list[tuple[Message, str, str]] = []
 
-    async def run(self, stop: asyncio.Event) -> Summary:
-        """Consume until the source is exhausted or ``stop`` is set; then drain, commit and close."""
-        await self._worker.call(self.source.open)
-        self.health.ready = lambda: self.source.ready
-        log.info("source_opened", source=self.source.name)
-        try:
-            await self._consume(stop)
-        finally:
-            await self._shutdown()
-        return self.summary
+def _golden(
+    settings: Settings, packs: RulePacks, embedder: Embedder, numeric: NumericRules
+) -> GoldenChecker | None:
+    """The golden checker when golden files are configured; its text packs come from the rule packs."""
+    if not settings.golden:
+        return None
+    golden = GoldenSet.load(settings.golden, settings.golden_sections)
+    log.info("golden_loaded", entries=len(golden.entries), version=golden.version)
+    vocabulary = Vocabulary.load(packs.path("golden_abbreviations.yaml"))  # type: ignore[arg-type]
+    matcher = GoldenMatcher(
+        golden,
+        embedder,
+        DEFAULT_MATCH_THRESHOLD if settings.golden_threshold is None else settings.golden_threshold,
+        settings.golden_k,
+        margin=DEFAULT_MATCH_MARGIN if settings.golden_margin is None else settings.golden_margin,
+        vocabulary=vocabulary,
+    )
+    return GoldenChecker(matcher, numeric, AbstentionDetector.load(packs.directory("abstention")))
 
-    async def _consume(self, stop: asyncio.Event) -> None:
-        max_records = self.settings.kafka.max_poll_records
-        while not stop.is_set():
-            if self.source.exhausted:
-                if not self._tasks:
-                    return
-                await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S)
-                continue
-            await self._apply_backpressure()
-            room = max(1, self._high - len(self._tasks))  # never read past max_inflight
-            messages = await self._poll_unless_stopped(stop, min(max_records, room))
-            self.health.tick()
-            for message in messages:
-                self._handle(message)
-            if self.progress is not None:
-                self.progress.update(self.summary.messages, *self.source.progress())
-            if self._paused and self._tasks:
-                await asyncio.wait(self._tasks, timeout=POLL_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
-            await self._commit_if_due()
 
-    async def _poll_unless_stopped(self, stop: asyncio.Event, max_records: int) -> list[Message]:
-        """Poll, but give up waiting when a stop is asked for: a stdin read may block indefinitely.
+async def _judge(
+    settings: Settings, packs: RulePacks, embedder: Embedder, numeric: NumericRules, stack: AsyncExitStack
+) -> tuple[Judge, Callable[[], bool]]:
+    """The local judge by default; an OpenAI-compatible judge (and its circuit state) for ``openai``."""
+    j = settings.judge
+    if j.kind == "local":
+        from monitor.judge.local import LocalJudge
 
-        Messages a given-up poll returns later are never handled nor acked, so Kafka redelivers them.
-        """
-        poll = asyncio.ensure_future(self._worker.call(self.source.poll, max_records, POLL_TIMEOUT_S))
-        stopped = asyncio.ensure_future(stop.wait())
-        await asyncio.wait({poll, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        stopped.cancel()
-        if poll.done():
-            return poll.result()
-        poll.cancel()
+        local = LocalJudge(embedder, packs.root, numeric)
+        stack.push_async_callback(local.aclose)
+        return local, lambda: False
+    from monitor.judge.cache import VerdictCache
+    from monitor.judge.client import ChatClient, ChatClientSettings
+    from monitor.judge.llm import LLMJudge
+
+    if not j.url or not j.model:
+        raise ConfigError("judge.url and judge.model are required when judge.kind is 'openai'")
+    client = ChatClient(
+        ChatClientSettings(
+            base_url=j.url, model=j.model, api_key=j.api_key, timeout_s=j.timeout_s,
+            max_concurrency=j.concurrency, max_retries=j.max_retries, circuit_failures=j.circuit_failures,
+            circuit_cooldown_s=j.circuit_cooldown_s, extra_headers=j.extra_headers, extra_query=j.extra_query,
+            json_schema=j.json_schema, api_key_header=j.api_key_header, temperature=j.temperature,
+        )
+    )  # fmt: skip
+    await stack.enter_async_context(client)
+    llm = LLMJudge(client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance)
+    stack.push_async_callback(llm.aclose)
+    return llm, lambda: client.circuit_open
+
+
+def _results(settings: Settings, scrubber: Scrubber, stack: AsyncExitStack, replay: bool) -> list[SinkLike]:
+    """The results file when asked for: appended to by the daemon, rewritten by a replay."""
+    if settings.results is None:
         return []
-
-    async def _apply_backpressure(self) -> None:
-        """Pause the source past ``max_inflight`` traces in flight, resume at half; on the source thread."""
-        inflight = len(self._tasks)
-        self.metrics.inflight.set(inflight)
-        if not self._paused and inflight >= self._high:
-            self._paused = True
-            await self._worker.call(self.source.pause)
-            self.metrics.paused.set(1)
-            log.info("source_paused", inflight=inflight)
-        elif self._paused and inflight <= self._low:
-            self._paused = False
-            await self._worker.call(self.source.resume)
-            self.metrics.paused.set(0)
-            log.info("source_resumed", inflight=inflight)
-
-    def _handle(self, message: Message) -> None:
-        self.summary.messages += 1
-        set_message(message.origin)
-        try:
-            parsed = parse_message(message.value, self.settings.max_message_bytes)
-        except TraceError as exc:
-            self._reject(message, exc.reason, exc.detail)
-            return
-        finally:
-            set_message(None)
-        set_message(message.origin, parsed.trace_id)
-        try:
-            if isinstance(parsed, FeedbackEvent):
-                self._feedback(parsed, message)
-            else:
-                self._start(parsed, message)
-        except Exception as exc:  # noqa: BLE001 - a poison message must not stop the daemon; it is dead-lettered
-            log.exception("message_failed")
-            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
-        finally:
-            set_message(None)  # tasks started above keep their own copy of the context
-
-    def _start(self, trace: Trace, message: Message, late: LateDecision | None = None) -> None:
-        ev: Evaluation | None = None
-        try:
-            preset = (late.reasons, late.judge) if late is not None else None
-            ev = self.pipeline.assess(trace, message.origin, preset)
-            ev.late = late is not None
-            if not ev.to_judge:
-                self._finish(ev, message)
-                return
-        except Exception as exc:  # noqa: BLE001 - a poison trace must not stop the daemon; it is dead-lettered
-            log.exception("trace_failed", stage="assess" if ev is None else "finish")
-            counted = ev is not None and ev.exported
-            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}", counted=counted)
-            return
-        task = asyncio.create_task(self._judge_and_finish(ev, message))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _judge_and_finish(self, ev: Evaluation, message: Message) -> None:
-        try:
-            await self.pipeline.judge(ev)  # the task inherited the message's logging context
-            self._finish(ev, message)
-        except Exception as exc:  # noqa: BLE001 - same poison policy as the cheap path
-            log.exception("trace_failed", stage="judge")
-            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}", counted=ev.exported)
-
-    def _finish(self, ev: Evaluation, message: Message) -> None:
-        self.pipeline.finish(ev)
-        self.summary.add(ev)
-        if ev.flags:
-            reasons = [f["reason"] for f in ev.flags]
-            log.debug("trace_flagged", reasons=reasons)
-        self.source.ack(message.origin)
-
-    def _feedback(self, event: FeedbackEvent, message: Message) -> None:
-        self.summary.feedback_events += 1
-        self.metrics.feedback.labels(event.rating).inc()
-        decision = self.late_feedback(event) if self.late_feedback is not None else LateDecision("unknown")
-        self.metrics.late_feedback.labels(decision.outcome).inc()
-        log.debug("late_feedback", rating=event.rating, outcome=decision.outcome)
-        if decision.trace is None:
-            self.source.ack(message.origin)
-            return
-        self._start(decision.trace, message, late=decision)
-
-    def _reject(self, message: Message, reason: str, detail: str, counted: bool = False) -> None:
-        """Dead-letter a message; ``counted`` when its trace was already counted as ok."""
-        self.metrics.invalid.labels(reason).inc()
-        if not counted:
-            self.metrics.traces.labels("invalid").inc()
-        self.summary.invalid[reason] += 1
-        throttled(log, "warning", "message_rejected", reason=reason, detail=detail)
-        self._dead_letter(message, reason, detail)
-
-    def _dead_letter(self, message: Message, reason: str, detail: str) -> bool:
-        """Send to the dead-letter sink and ack; on failure keep it (unacked) for a retry at each commit."""
-        try:
-            self.dead_letter.send(message, reason, detail)
-        except Exception as exc:  # noqa: BLE001 - kept for retry and unacked: never silently dropped
-            self.metrics.dead_letter_errors.inc()
-            log.error("dead_letter_failed", reason=reason, error=f"{type(exc).__name__}: {exc}")
-            self._dead_letter_retry.append((message, reason, detail))
-            return False
-        self.source.ack(message.origin)
-        return True
-
-    def _retry_dead_letters(self) -> None:
-        retry, self._dead_letter_retry = self._dead_letter_retry, []
-        for index, (message, reason, detail) in enumerate(retry):
-            if not self._dead_letter(message, reason, detail):
-                self._dead_letter_retry.extend(retry[index + 1 :])  # the sink is still down; try later
-                return
-
-    async def _commit_if_due(self) -> None:
-        now = time.monotonic()
-        if now - self._last_lag >= LAG_EXPORT_S:
-            self._last_lag = now
-            await self._worker.call(self._export_lag)
-        if now - self._last_commit < self._commit_every_s:
-            return
-        self._last_commit = now
-        self._retry_dead_letters()
-        try:
-            await self._worker.call(self._commit)
-        except SourceError as exc:  # e.g. dead-letter records not confirmed: nothing is committed this time
-            log.error("commit_skipped", error=str(exc))
-
-    def _commit_and_close(self) -> None:
-        try:
-            self._commit()
-        except SourceError as exc:  # unconfirmed dead letters: leave the offsets for redelivery
-            log.error("final_commit_skipped", error=str(exc))
-        finally:
-            self.source.close()
-
-    def _commit(self) -> None:
-        """On the source thread: commit the handled prefix, export lag.
-
-        Dead letters are confirmed by the source's own commit (``KafkaSource.before_commit``, also on a
-        rebalance); the file sink flushes every record as it writes it.
-        """
-        self.source.commit()
-        self._export_lag()
-
-    def _export_lag(self) -> None:
-        """On the source thread: both lags per partition (the source refreshes them every few seconds)."""
-        fetched = {(t, str(p)): v for (t, p), v in self.source.lag().items()}
-        committed = {(t, str(p)): v for (t, p), v in self.source.committed_lag().items()}
-        for gone in self._lag_labels - fetched.keys():  # revoked: another replica reports it now
-            self.metrics.consumer_lag.remove(*gone)
-            if gone in self._committed_labels:
-                self.metrics.committed_lag.remove(*gone)
-        for labels, value in fetched.items():
-            self.metrics.consumer_lag.labels(*labels).set(value)
-        for labels, value in committed.items():
-            self.metrics.committed_lag.labels(*labels).set(value)
-        self._lag_labels, self._committed_labels = set(fetched), set(committed)
-
-    async def _shutdown(self) -> None:
-        """Finish in-flight work within the deadline, cancel the rest (they stay unacked), commit, close."""
-        if self._tasks:
-            log.info("draining", inflight=len(self._tasks), deadline_s=self.settings.shutdown_deadline_s)
-            _, pending = await asyncio.wait(self._tasks, timeout=self.settings.shutdown_deadline_s)
-            for task in pending:
-                task.cancel()
-            if pending:
-                await asyncio.wait(pending, timeout=1.0)
-                log.warning("drain_deadline_exceeded", cancelled=len(pending))
-        self._retry_dead_letters()
-        self.summary.unhandled = len(self._dead_letter_retry)
-        self.summary.review_rejected, self.summary.review_unstored = self.pipeline.unwritten()
-        deadline = self.settings.shutdown_deadline_s
-        try:
-            await asyncio.wait_for(self._worker.call(self._commit_and_close), deadline)
-            log.info("source_closed", source=self.source.name)
-        except TimeoutError:
-            # The source thread is stuck (a blocking read); it is a daemon thread and dies with the process.
-            log.warning("source_close_timeout", source=self.source.name, deadline_s=deadline)
-        finally:
-            self.dead_letter.close()
-            self._worker.stop()
-            if self.progress is not None:
-                self.progress.close()
-
-
-def install_signal_handlers(stop: asyncio.Event) -> None:
-    """SIGTERM/SIGINT ask for a graceful stop; a second one exits at once."""
-    loop = asyncio.get_running_loop()
-
-    def on_signal(signum: int) -> None:
-        if stop.is_set():
-            os._exit(128 + signum)  # the second Ctrl-C: the user wants out now
-        log.info("shutdown_requested", signal=signal.Signals(signum).name)
-        stop.set()
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, on_signal, signum)
+    results = ResultsFile(settings.results, scrubber, append=not replay)
+    stack.callback(results.close)
+    return [results]

@@ -125,7 +125,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from monitor.runner import run_daemon
+    from monitor.app import run_daemon
 
     settings = settings_from_args(args)
     _configure(settings)
@@ -133,7 +133,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from monitor.runner import replay
+    from monitor.app import replay
 
     args.source = args.file
     args.follow = False

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from monitor.message import Message
 from monitor.pii import Scrubber
-from monitor.sources.base import Message
 
 MAX_KEPT_BYTES = 512 * 1024
 

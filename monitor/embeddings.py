@@ -36,6 +36,10 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str], kind: Kind) -> Vectors: ...
 
+    def close(self) -> None:
+        """Release the model or the HTTP client (the composition root calls it at shutdown)."""
+        ...
+
 
 def cosine(a: Vectors, b: Vectors) -> Vectors:
     """Cosine similarities between normalized rows of ``a`` and of ``b``."""
@@ -80,6 +84,12 @@ class LocalE5Embedder:
         self._cache.move_to_end(key)
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+
+    def close(self) -> None:
+        """Drop the model and the cache; a later ``embed`` loads the model again."""
+        with self._lock:
+            self._model = None
+            self._cache.clear()
 
 
 InputMode = Literal["prefix", "input_type", "raw"]

@@ -1,43 +1,34 @@
-"""Flags: what a human should look at, decided in one place from rules/flags.yaml.
+"""Flags: what a human should look at, decided in one place from one catalog of reasons.
 
-The numeric rules, the golden checks and the judge only produce inputs (``FlagInputs``); this module
-maps them to flag reasons, thresholds and severities. Score flags use bands: a score strictly below a
-band's ``below`` gets that band's severity, the lowest matching band wins, and an undefined score
-(``None``) never flags. The defaults for faithfulness are seed 002's bands: 0.80 and up is the
-production target (no flag), 0.70 to 0.80 is "investigate" (warning), below 0.70 is "likely
+Each reason of ``REASONS`` names what it reads of a trace's stage results (a function of the
+``Assessment`` and the ``Judgement``, returning the flag's detail or None), its default severity, and
+whether late feedback can raise it. The score reasons (``low_<metric>``) come from the quality catalog
+(``monitor.triad.QUALITY``): a score strictly below a band's ``below`` gets that band's severity, the
+lowest matching band wins, and an undefined score never flags. ``rules/flags.yaml`` only overrides: a
+site's file names just what it changes (``enabled``, ``severity``, ``bands``, ``skip_when_abstained``),
+and a reason added here later needs no edit there. The packaged bands for faithfulness are seed 002's:
+0.80 and up is the production target, 0.70-0.80 "investigate" (warning), below 0.70 "likely
 fabricating" (critical).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from monitor.judge.base import Scores
-from monitor.sampling import config_error, read_rule_pack
+from monitor.triad import QUALITY, QualityMetric
+
+if TYPE_CHECKING:
+    from monitor.assessment import Assessment, Judgement
+    from monitor.rulepacks import RulePacks
 
 Severity = Literal["info", "warning", "critical"]
 SEVERITY_RANK: dict[str, int] = {"critical": 0, "warning": 1, "info": 2}
-# Every flag reason, in the order flags of equal severity are listed (also the bounded metric labels).
-FLAG_REASONS = (
-    "numeric_unsupported",
-    "numeric_missing",
-    "numeric_out_of_source",
-    "should_abstain",
-    "golden_retrieval_miss",
-    "low_faithfulness",
-    "low_answer_relevance",
-    "low_context_relevance",
-    "invalid_citation",
-    "negative_feedback",
-    "conflicting_context",
-    "judge_error",
-)
+Reader = Callable[["Assessment", "Judgement | None"], "str | None"]
 _MAX_LISTED = 3
 _MAX_ITEM_CHARS = 40
 _MAX_DETAIL_CHARS = 200
@@ -57,200 +48,242 @@ class Flag:
 
 
 @dataclass(frozen=True, slots=True)
-class FlagInputs:
-    """Everything flags are decided from; numeric findings are objects with ``text``/``unit`` or strings."""
+class Band:
+    """Scores strictly below ``below`` get ``severity``."""
 
-    scores: Scores | None = None
-    judge_error: str | None = None
-    abstained: bool = False
-    numeric_unsupported: Sequence[object] = ()
-    numeric_missing: Sequence[object] = ()
-    numeric_out_of_source: Sequence[object] = ()
-    conflicting_context: int = 0
-    golden_id: str | None = None
-    golden_retrieval_miss: bool = False
-    golden_retrieval_miss_detail: str | None = None
-    should_abstain: bool = False
-    invalid_citations: Sequence[str] = ()
-    negative_feedback: bool = False
-    negative_feedback_reason: str | None = None
-
-
-class _Simple(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    enabled: bool = True
+    below: float
     severity: Severity
 
 
-class _Band(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One flag reason of the catalog; ``read`` returns the detail line when the reason applies."""
+
+    name: str
+    read: Reader
+    severity: Severity = "warning"
+    late: bool = False  # a late-feedback re-run of a trace can raise it (its other flags were counted)
+    enabled: bool = True
+    metric: QualityMetric | None = None  # score reasons: the metric whose bands decide
+    bands: tuple[Band, ...] = ()
+    skip_when_abstained: bool = False
+
+
+# --- what each reason reads -------------------------------------------------------------------------
+
+
+def _golden_name(a: Assessment) -> str:
+    return f"golden {a.golden.entry_id}" if a.golden is not None else "the golden entry"
+
+
+def _numeric_unsupported(a: Assessment, j: Judgement | None) -> str | None:
+    found = a.numeric.unsupported if a.numeric is not None else ()
+    return f"answer says {_listing(found)}; no retrieved chunk does" if found else None
+
+
+def _numeric_missing(a: Assessment, j: Judgement | None) -> str | None:
+    missing = a.golden.numeric_missing if a.golden is not None else []
+    return f"{_golden_name(a)} expects {_listing(missing)}; the answer does not say it" if missing else None
+
+
+def _numeric_out_of_source(a: Assessment, j: Judgement | None) -> str | None:
+    outside = a.golden.numeric_out_of_source if a.golden is not None else []
+    return (
+        f"answer says {_listing(outside)}; the sections {_golden_name(a)} expects do not" if outside else None
+    )
+
+
+def _should_abstain(a: Assessment, j: Judgement | None) -> str | None:
+    if a.golden is None or not a.golden.should_abstain:
+        return None
+    return f"{_golden_name(a)} is unanswerable; the answer does not abstain"
+
+
+def _golden_retrieval_miss(a: Assessment, j: Judgement | None) -> str | None:
+    golden = a.golden
+    if golden is None or golden.retrieval is None or golden.first_hit_rank is not None:
+        return None
+    return f"no expected section in the top {golden.k}"
+
+
+def _invalid_citation(a: Assessment, j: Judgement | None) -> str | None:
+    cited = a.signals.invalid_citations
+    return f"cites {_listing(cited)}; not among the retrieved chunks" if cited else None
+
+
+def _negative_feedback(a: Assessment, j: Judgement | None) -> str | None:
+    feedback = a.trace.feedback
+    if feedback is None or feedback.rating != "negative":
+        return None
+    reason = feedback.reason
+    return f"user rated the answer negative: {_clip(reason)}" if reason else "user rated the answer negative"
+
+
+def _conflicting_context(a: Assessment, j: Judgement | None) -> str | None:
+    count = len(a.numeric.conflicting_context) if a.numeric is not None else 0
+    return f"retrieved chunks disagree on {count} number{'s' if count > 1 else ''}" if count else None
+
+
+def _judge_error(a: Assessment, j: Judgement | None) -> str | None:
+    return f"judge failed: {j.error}" if j is not None and j.error else None
+
+
+def _score_reason(metric: QualityMetric) -> Reason:
+    def read(a: Assessment, j: Judgement | None) -> str | None:
+        return None  # score reasons are decided by their bands (FlagRules._score)
+
+    return Reason(
+        f"low_{metric.name}", read, late=True, metric=metric, skip_when_abstained=metric.skip_when_abstained
+    )
+
+
+# Every flag reason, in the order flags of equal severity are listed (also the bounded metric labels).
+REASONS: tuple[Reason, ...] = (
+    Reason("numeric_unsupported", _numeric_unsupported, "critical"),
+    Reason("numeric_missing", _numeric_missing, "critical"),
+    Reason("numeric_out_of_source", _numeric_out_of_source, "critical"),
+    Reason("should_abstain", _should_abstain, "critical"),
+    Reason("golden_retrieval_miss", _golden_retrieval_miss, "warning"),
+    *(_score_reason(metric) for metric in QUALITY),
+    Reason("invalid_citation", _invalid_citation, "warning"),
+    Reason("negative_feedback", _negative_feedback, "warning", late=True),
+    Reason("conflicting_context", _conflicting_context, "warning", enabled=False),
+    Reason("judge_error", _judge_error, "info", late=True),
+)
+FLAG_REASONS = tuple(reason.name for reason in REASONS)
+LATE_REASONS = frozenset(reason.name for reason in REASONS if reason.late)
+
+
+# --- rules/flags.yaml: overrides only ---------------------------------------------------------------
+
+
+class _BandModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     below: float = Field(gt=0.0, le=1.0)
     severity: Severity
 
 
-class _ScoreRule(BaseModel):
+class _Override(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    enabled: bool = True
-    skip_when_abstained: bool = False
-    bands: tuple[_Band, ...] = Field(min_length=1)
+    enabled: bool | None = None
+    severity: Severity | None = None
+    bands: tuple[_BandModel, ...] | None = Field(default=None, min_length=1)
+    skip_when_abstained: bool | None = None
 
     @field_validator("bands")
     @classmethod
-    def _ascending(cls, bands: tuple[_Band, ...]) -> tuple[_Band, ...]:
-        ordered = tuple(sorted(bands, key=lambda band: band.below))
-        if len({band.below for band in ordered}) != len(ordered):
+    def _distinct(cls, bands: tuple[_BandModel, ...] | None) -> tuple[_BandModel, ...] | None:
+        if bands is not None and len({band.below for band in bands}) != len(bands):
             raise ValueError("two bands share the same 'below'")
-        return ordered
-
-    def band(self, score: float) -> _Band | None:
-        """The lowest band the score is strictly below, or None."""
-        return next((band for band in self.bands if score < band.below), None)
+        return bands
 
 
-class _Rules(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class FlagsFile(BaseModel):
+    """``rules/flags.yaml``: per reason, only what differs from the catalog's defaults."""
 
-    numeric_unsupported: _Simple
-    numeric_missing: _Simple
-    numeric_out_of_source: _Simple
-    should_abstain: _Simple
-    golden_retrieval_miss: _Simple
-    low_faithfulness: _ScoreRule
-    low_answer_relevance: _ScoreRule
-    low_context_relevance: _ScoreRule
-    invalid_citation: _Simple
-    negative_feedback: _Simple
-    conflicting_context: _Simple
-    judge_error: _Simple
-
-
-class _FlagsFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: int = 1
-    flags: _Rules
+    flags: dict[str, _Override] = Field(default_factory=dict)
+
+    @field_validator("flags")
+    @classmethod
+    def _known(cls, flags: dict[str, _Override]) -> dict[str, _Override]:
+        unknown = sorted(set(flags) - set(FLAG_REASONS))
+        if unknown:
+            raise ValueError(f"unknown flag reason(s) {', '.join(unknown)}; known: {', '.join(FLAG_REASONS)}")
+        for name, override in flags.items():
+            score = name.startswith("low_")
+            if score and override.severity is not None:
+                raise ValueError(f"{name}: a score flag's severity comes from its bands")
+            if not score and (override.bands is not None or override.skip_when_abstained is not None):
+                raise ValueError(f"{name}: only score flags (low_*) have bands and skip_when_abstained")
+        return flags
 
 
-# The scores each score flag reads.
-_SCORE_FLAGS: dict[str, Callable[[Scores], float | None]] = {
-    "low_faithfulness": lambda s: s.faithfulness,
-    "low_answer_relevance": lambda s: s.answer_relevance,
-    "low_context_relevance": lambda s: s.context_relevance,
-}
+def _apply(reason: Reason, override: _Override | None) -> Reason:
+    if override is None:
+        return reason
+    changes: dict[str, object] = {
+        key: value
+        for key, value in (
+            ("enabled", override.enabled),
+            ("severity", override.severity),
+            ("skip_when_abstained", override.skip_when_abstained),
+        )
+        if value is not None
+    }
+    if override.bands is not None:
+        changes["bands"] = tuple(
+            sorted((Band(b.below, b.severity) for b in override.bands), key=lambda b: b.below)
+        )
+    return replace(reason, **changes)  # type: ignore[arg-type]  # the keys are Reason's fields
 
 
 class FlagRules:
-    """Turns a trace's findings and scores into flags; build once with ``FlagRules.load``."""
+    """The catalog with a site's overrides applied; ``evaluate`` turns stage results into flags."""
 
-    def __init__(self, rules: _Rules) -> None:
-        self._rules = rules
+    def __init__(self, overrides: FlagsFile | None = None) -> None:
+        given = overrides.flags if overrides is not None else {}
+        self.reasons: tuple[Reason, ...] = tuple(_apply(reason, given.get(reason.name)) for reason in REASONS)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> FlagRules:
-        """Load ``path`` or the packaged rules/flags.yaml; raise ConfigError naming file and field."""
-        data, label = read_rule_pack(path, "flags.yaml")
-        try:
-            return cls(_FlagsFile.model_validate(data).flags)
-        except ValidationError as exc:
-            raise config_error(label, exc) from exc
+    def load(cls, packs: RulePacks | None = None) -> FlagRules:
+        """The catalog overridden by ``flags.yaml`` of the rule packs (packaged when none are given)."""
+        from monitor.rulepacks import RulePacks
+
+        return cls((packs or RulePacks()).load("flags.yaml", FlagsFile))
+
+    def reason(self, name: str) -> Reason:
+        return next(r for r in self.reasons if r.name == name)
+
+    def enabled(self, name: str) -> bool:
+        """Whether this reason can raise a flag (enabled, and for a score reason, with bands)."""
+        reason = self.reason(name)
+        return reason.enabled and (reason.metric is None or bool(reason.bands))
 
     def thresholds(self) -> dict[str, float]:
         """Per quality metric, the score under which it is flagged; agreement is measured there."""
-        out: dict[str, float] = {}
-        for reason in _SCORE_FLAGS:
-            rule: _ScoreRule = getattr(self._rules, reason)
-            out[reason.removeprefix("low_")] = max(band.below for band in rule.bands)
-        return out
+        return {r.metric.name: max(b.below for b in r.bands) for r in self.reasons if r.metric and r.bands}
 
-    def enabled(self, reason: str) -> bool:
-        """Whether the YAML turns this flag reason on."""
-        rule: _Simple | _ScoreRule = getattr(self._rules, reason)
-        return rule.enabled
-
-    def evaluate(self, inputs: FlagInputs) -> list[Flag]:
-        """Every enabled flag the inputs raise, most severe first (catalog order within a severity)."""
-        hits = {
-            reason: (detail, self._severity(reason)) for reason, detail in _finding_details(inputs).items()
-        }
-        hits.update(self._score_flags(inputs))
-        flags = [
-            Flag(reason, hits[reason][0][:_MAX_DETAIL_CHARS], hits[reason][1])
-            for reason in FLAG_REASONS
-            if reason in hits and self.enabled(reason)
-        ]
-        return sorted(flags, key=lambda flag: SEVERITY_RANK[flag.severity])
-
-    def _severity(self, reason: str) -> Severity:
-        rule: _Simple = getattr(self._rules, reason)
-        return rule.severity
-
-    def _score_flags(self, inputs: FlagInputs) -> dict[str, tuple[str, Severity]]:
-        if inputs.scores is None:
-            return {}
-        hits: dict[str, tuple[str, Severity]] = {}
-        for reason, read in _SCORE_FLAGS.items():
-            rule: _ScoreRule = getattr(self._rules, reason)
-            score = read(inputs.scores)
-            if score is None or not math.isfinite(score) or (rule.skip_when_abstained and inputs.abstained):
+    def evaluate(self, a: Assessment, j: Judgement | None) -> tuple[Flag, ...]:
+        """Every enabled flag the stage results raise, most severe first (catalog order within a severity)."""
+        flags = []
+        for reason in self.reasons:
+            if not reason.enabled:
                 continue
-            band = rule.band(score)
-            if band is not None:
-                name = reason.removeprefix("low_").replace("_", " ")
-                hits[reason] = (f"{name} {_number(score, band.below)} < {band.below:.2f}", band.severity)
-        return hits
+            hit = self._score(reason, a, j) if reason.metric is not None else self._finding(reason, a, j)
+            if hit is not None:
+                flags.append(Flag(reason.name, hit[0][:_MAX_DETAIL_CHARS], hit[1]))
+        return tuple(sorted(flags, key=lambda flag: SEVERITY_RANK[flag.severity]))
+
+    @staticmethod
+    def _finding(reason: Reason, a: Assessment, j: Judgement | None) -> tuple[str, Severity] | None:
+        detail = reason.read(a, j)
+        return (detail, reason.severity) if detail is not None else None
+
+    @staticmethod
+    def _score(reason: Reason, a: Assessment, j: Judgement | None) -> tuple[str, Severity] | None:
+        result = j.result if j is not None else None
+        if result is None or reason.metric is None:
+            return None
+        score = result.scores.get(reason.metric.name)
+        if (
+            score is None
+            or not math.isfinite(score)
+            or (reason.skip_when_abstained and result.verdicts.abstained)
+        ):
+            return None
+        band = next((band for band in reason.bands if score < band.below), None)
+        if band is None:
+            return None
+        name = reason.metric.name.replace("_", " ")
+        return f"{name} {_number(score, band.below)} < {band.below:.2f}", band.severity
 
 
-def _finding_details(inputs: FlagInputs) -> dict[str, str]:
-    """The detail line of every non-score flag whose input is present."""
-    golden = f"golden {inputs.golden_id}" if inputs.golden_id else "the golden entry"
-    candidates = {
-        "numeric_unsupported": _says(inputs.numeric_unsupported, "no retrieved chunk does"),
-        "numeric_missing": _expected(inputs.numeric_missing, golden),
-        "numeric_out_of_source": _says(inputs.numeric_out_of_source, f"the sections {golden} expects do not"),
-        "should_abstain": f"{golden} is unanswerable; the answer does not abstain"
-        if inputs.should_abstain
-        else None,
-        "golden_retrieval_miss": _retrieval_miss(inputs, golden),
-        "invalid_citation": _cites(inputs.invalid_citations),
-        "negative_feedback": _feedback(inputs),
-        "conflicting_context": _conflicts(inputs.conflicting_context),
-        "judge_error": f"judge failed: {inputs.judge_error}" if inputs.judge_error else None,
-    }
-    return {reason: detail for reason, detail in candidates.items() if detail is not None}
-
-
-def _says(items: Sequence[object], tail: str) -> str | None:
-    return f"answer says {_listing(items)}; {tail}" if items else None
-
-
-def _expected(items: Sequence[object], golden: str) -> str | None:
-    return f"{golden} expects {_listing(items)}; the answer does not say it" if items else None
-
-
-def _retrieval_miss(inputs: FlagInputs, golden: str) -> str | None:
-    if not inputs.golden_retrieval_miss:
-        return None
-    return inputs.golden_retrieval_miss_detail or f"no section {golden} expects is in the top-k"
-
-
-def _cites(citations: Sequence[str]) -> str | None:
-    return f"cites {_listing(citations)}; not among the retrieved chunks" if citations else None
-
-
-def _feedback(inputs: FlagInputs) -> str | None:
-    if not inputs.negative_feedback:
-        return None
-    reason = inputs.negative_feedback_reason
-    return f"user rated the answer negative: {_clip(reason)}" if reason else "user rated the answer negative"
-
-
-def _conflicts(count: int) -> str | None:
-    if count <= 0:
-        return None
-    return f"retrieved chunks disagree on {count} number{'s' if count > 1 else ''}"
+# --- detail text ------------------------------------------------------------------------------------
 
 
 def _listing(items: Sequence[object]) -> str:
@@ -282,3 +315,9 @@ def _number(score: float, bound: float) -> str:
         if float(text) < bound:
             return text
     return repr(score)
+
+
+def thresholds_by_metric(rules: FlagRules) -> Mapping[str, float]:
+    """Every metric's agreement threshold: its flag threshold, else the catalog's production target."""
+    flagged = rules.thresholds()
+    return {metric.name: flagged.get(metric.name, metric.target) for metric in QUALITY if metric.agreement}

@@ -20,8 +20,8 @@ from typing import Literal
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
+from monitor.message import Origin
 from monitor.pii import Scrubber
-from monitor.sources.base import Origin
 
 _SCRUBBER: list[Scrubber] = []  # set once by the process's composition root (``use_scrubber``)
 _KEEP = frozenset({"event", "level", "timestamp", "logger"})

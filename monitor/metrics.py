@@ -1,26 +1,45 @@
-"""The metric catalog: every Prometheus series ragmon exports, built against an injected registry.
+"""The metric catalog: every Prometheus series ragmon exports, and the methods that record them.
 
-Version labels (model_id, prompt_version, index_version, judge) pass through ``LabelCap`` so that a
-producer that stamps a new version on every trace cannot blow up cardinality: past the cap, new
-values become ``other``. Quality histograms also carry ``sample`` ("random" for the unbiased baseline,
-"targeted" for policy-picked traces) so dashboards can show the unbiased sample apart.
+Stages never touch a metric object: they hand their typed results to a recording method here
+(``record_assessment``, ``record_judgement``, ...), which knows the labels by name. Version labels
+(model_id, prompt_version, index_version, judge) pass through ``LabelCap`` so that a producer that
+stamps a new version on every trace cannot blow up cardinality: past the cap, new values become
+``other``. Quality histograms also carry ``sample`` ("random" for the unbiased baseline, "targeted"
+for policy-picked traces) so dashboards can show the unbiased sample apart.
+
+The per-trace series are ``FastCounter`` and ``FastHistogram``: a dictionary of plain numbers behind
+one lock, exposed through a custom collector (prometheus/client_python's documented extension point).
+A trace touches about ten series; client_python's own objects cost a lock and a Python loop over the
+buckets per update, most of the cheap path's time. Gauges, set rarely, are client_python's.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+import time
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Gauge
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
 
 from monitor import __version__
+from monitor.triad import QUALITY_NAMES
+
+if TYPE_CHECKING:
+    from prometheus_client.metrics_core import Metric
+
+    from monitor.assessment import Assessment, Judgement
+    from monitor.flags import Flag
 
 PREFIX = "ragmon"
 DEFAULT_LABEL_CAP = 20
 OVERFLOW = "other"
 UNKNOWN = "unknown"
 VERSION_LABELS = ("model_id", "prompt_version", "index_version")
-QUALITY_METRICS = ("faithfulness", "answer_relevance", "context_relevance", "context_precision")
 QUALITY_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0)
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 RR_BUCKETS = (0.0, 0.1, 0.2, 0.25, 1 / 3, 0.5, 1.0)
@@ -29,6 +48,9 @@ LATENCY_BUCKETS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 60.0)
 JUDGE_LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 CHUNK_COUNT_BUCKETS = (0, 1, 2, 3, 5, 8, 10, 20, 50)
 ANSWER_CHARS_BUCKETS = (0, 50, 100, 200, 400, 800, 1600, 3200, 6400)
+STAGES = ("signals", "numeric", "golden", "sampling", "judge", "sinks")
+
+Labels = tuple[str, ...]
 
 
 class LabelCap:
@@ -55,179 +77,228 @@ class LabelCap:
             return value
 
 
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """A trace's version labels, capped: what the quality and retrieval series are broken down by."""
+
+    model_id: str
+    prompt_version: str
+    index_version: str
+
+
+class FastCounter(Collector):
+    """A counter family: label values -> count, one lock, exposed at scrape time."""
+
+    def __init__(self, name: str, doc: str, labelnames: Sequence[str] = ()) -> None:
+        self.name, self.doc, self.labelnames = name, doc, tuple(labelnames)
+        self._values: dict[Labels, float] = {}
+        self._lock = threading.Lock()
+
+    def inc(self, labels: Labels = (), amount: float = 1.0) -> None:
+        with self._lock:
+            self._values[labels] = self._values.get(labels, 0.0) + amount
+
+    def value(self, labels: Labels = ()) -> float:
+        """The current count (tests and the summary read it)."""
+        return self._values.get(labels, 0.0)
+
+    def collect(self) -> Iterable[Metric]:
+        family = CounterMetricFamily(self.name, self.doc, labels=self.labelnames)
+        with self._lock:
+            items = list(self._values.items())
+        for labels, value in items:
+            family.add_metric(list(labels), value)
+        yield family
+
+    def describe(self) -> Iterable[Metric]:
+        yield CounterMetricFamily(self.name, self.doc, labels=self.labelnames)
+
+
+class FastHistogram(Collector):
+    """A histogram family: per label values, bucket counts found by bisection, and the sum."""
+
+    def __init__(self, name: str, doc: str, labelnames: Sequence[str], buckets: Sequence[float]) -> None:
+        self.name, self.doc, self.labelnames = name, doc, tuple(labelnames)
+        self.bounds = tuple(float(b) for b in buckets)
+        self._series: dict[Labels, list[float]] = {}  # bucket counts (last: +Inf), then the sum
+        self._lock = threading.Lock()
+
+    def observe(self, labels: Labels, value: float) -> None:
+        index = bisect_left(self.bounds, value)  # le semantics: value <= bound lands in that bucket
+        with self._lock:
+            series = self._series.get(labels)
+            if series is None:
+                series = self._series[labels] = [0.0] * (len(self.bounds) + 2)
+            series[index] += 1
+            series[-1] += value
+
+    def collect(self) -> Iterable[Metric]:
+        family = HistogramMetricFamily(self.name, self.doc, labels=self.labelnames)
+        with self._lock:
+            items = [(labels, list(series)) for labels, series in self._series.items()]
+        for labels, series in items:
+            running, buckets = 0.0, []
+            for bound, count in zip((*self.bounds, float("inf")), series[:-1], strict=True):
+                running += count
+                buckets.append(("+Inf" if bound == float("inf") else _bound(bound), running))
+            family.add_metric(list(labels), buckets, series[-1])
+        yield family
+
+    def describe(self) -> Iterable[Metric]:
+        yield HistogramMetricFamily(self.name, self.doc, labels=self.labelnames)
+
+
+def _bound(value: float) -> str:
+    return repr(float(value))
+
+
 def golden_rank_buckets(k: int) -> tuple[float, ...]:
     """Buckets 1..k for the first-hit rank: ``bucket{le="n"} / count`` is live hit@n."""
     return tuple(float(n) for n in range(1, k + 1))
 
 
 class Metrics:
-    """Every ragmon series, registered on one registry (tests pass a fresh one)."""
+    """Every ragmon series, registered on one registry (tests pass a fresh one), and their recording."""
 
-    def __init__(self, registry: CollectorRegistry, label_cap: int = DEFAULT_LABEL_CAP, golden_k: int = 5):
+    def __init__(
+        self, registry: CollectorRegistry, label_cap: int = DEFAULT_LABEL_CAP, golden_k: int = 5
+    ) -> None:
         self.registry = registry
         self.cap = LabelCap(label_cap)
         self.golden_k = golden_k
-        self._counters(registry)
-        self._histograms(registry)
-        self._gauges(registry)
+        self._lag_labels: dict[str, set[tuple[str, str]]] = {}
+        self._counters()
+        self._histograms()
+        self._gauges()
 
-    def _counters(self, r: CollectorRegistry) -> None:
-        def counter(name: str, doc: str, labels: Iterable[str] = ()) -> Counter:
-            return Counter(f"{PREFIX}_{name}", doc, tuple(labels), registry=r)
+    # --- the catalog -----------------------------------------------------------------------------
 
-        self.traces = counter("traces", "Messages handled, by outcome (ok or invalid).", ["outcome"])
-        self.trace_versions = counter(
+    def _counter(self, name: str, doc: str, labels: Sequence[str] = ()) -> FastCounter:
+        counter = FastCounter(f"{PREFIX}_{name}", doc, labels)
+        self.registry.register(counter)
+        return counter
+
+    def _histogram(
+        self, name: str, doc: str, labels: Sequence[str], buckets: Sequence[float]
+    ) -> FastHistogram:
+        histogram = FastHistogram(f"{PREFIX}_{name}", doc, labels, buckets)
+        self.registry.register(histogram)
+        return histogram
+
+    def _counters(self) -> None:
+        c = self._counter
+        self.traces = c("traces", "Messages handled, by outcome (ok or invalid).", ["outcome"])
+        self.trace_versions = c(
             "trace_versions", "Valid traces by model, prompt and index version.", VERSION_LABELS
         )
-        self.invalid = counter("invalid_messages", "Messages rejected to the dead-letter sink.", ["reason"])
-        self.signal_events = counter(
+        self.invalid = c("invalid_messages", "Messages rejected to the dead-letter sink.", ["reason"])
+        self.signal_events = c(
             "signal_events",
             "Traces showing a cheap signal (empty_retrieval, no_citation, invalid_citation).",
             ["signal", "index_version"],
         )
-        self.feedback = counter("feedback", "User feedback seen, inline or late.", ["rating"])
-        self.late_feedback = counter(
+        self.feedback = c("feedback", "User feedback seen, inline or late.", ["rating"])
+        self.late_feedback = c(
             "late_feedback", "Late feedback events, by whether their trace was still remembered.", ["outcome"]
         )
-        self.sampled = counter("sampled", "Traces selected for judging, by reason.", ["reason"])
-        self.sampling_skipped = counter(
+        self.sampled = c("sampled", "Traces selected for judging, by reason.", ["reason"])
+        self.sampling_skipped = c(
             "sampling_skipped", "Selected traces not judged because the judge budget was spent.", ["reason"]
         )
-        self.numeric_findings = counter(
+        self.numeric_findings = c(
             "numeric_findings", "Numeric-rule findings, by kind and canonical unit.", ["kind", "unit"]
         )
-        self.flagged = counter("flagged", "Flags raised, by reason.", ["reason"])
-        self.judge_requests = counter(
-            "judge_requests", "Judge calls, by judge and outcome.", ["judge", "outcome"]
-        )
-        self.judge_tokens = counter(
+        self.flagged = c("flagged", "Flags raised, by reason.", ["reason"])
+        self.judge_requests = c("judge_requests", "Judge calls, by judge and outcome.", ["judge", "outcome"])
+        self.judge_tokens = c(
             "judge_tokens", "Judge tokens spent, by kind (prompt or completion).", ["judge", "kind"]
         )
-        self.golden_matched = counter("golden_matched", "Traces whose question matched a golden entry.")
-        self.dead_letter_errors = counter(
+        self.golden_matched = c("golden_matched", "Traces whose question matched a golden entry.")
+        self.dead_letter_errors = c(
             "dead_letter_errors", "Rejected messages the dead-letter sink failed to write."
         )
-        self.review_upserts = counter("review_upserts", "Cases written to the review store.", ["outcome"])
+        self.review_upserts = c("review_upserts", "Cases written to the review store.", ["outcome"])
 
-    def _histograms(self, r: CollectorRegistry) -> None:
+    def _histograms(self) -> None:
+        h = self._histogram
         quality_labels = (*VERSION_LABELS, "judge", "sample")
         self.quality = {
-            name: Histogram(
-                f"{PREFIX}_{name}",
+            name: h(
+                name,
                 f"{name.replace('_', ' ').capitalize()} of judged traces (0..1).",
                 quality_labels,
-                buckets=QUALITY_BUCKETS,
-                registry=r,
+                QUALITY_BUCKETS,
             )
-            for name in QUALITY_METRICS
+            for name in QUALITY_NAMES
         }
-        self.retrieval_top_score = Histogram(
-            f"{PREFIX}_retrieval_top_score",
-            "Best retrieval score per trace.",
-            ["index_version"],
-            buckets=SCORE_BUCKETS,
-            registry=r,
+        self.retrieval_top_score = h(
+            "retrieval_top_score", "Best retrieval score per trace.", ["index_version"], SCORE_BUCKETS
         )
-        self.retrieval_mean_score = Histogram(
-            f"{PREFIX}_retrieval_mean_score",
-            "Mean retrieval score per trace.",
-            ["index_version"],
-            buckets=SCORE_BUCKETS,
-            registry=r,
+        self.retrieval_mean_score = h(
+            "retrieval_mean_score", "Mean retrieval score per trace.", ["index_version"], SCORE_BUCKETS
         )
-        self.chunk_count = Histogram(
-            f"{PREFIX}_retrieved_chunks",
-            "Retrieved chunks per trace.",
-            buckets=CHUNK_COUNT_BUCKETS,
-            registry=r,
-        )
-        self.answer_chars = Histogram(
-            f"{PREFIX}_answer_length_chars",
-            "Answer length in characters.",
-            buckets=ANSWER_CHARS_BUCKETS,
-            registry=r,
-        )
-        self.answer_latency = Histogram(
-            f"{PREFIX}_answer_latency_seconds",
+        self.chunk_count = h("retrieved_chunks", "Retrieved chunks per trace.", (), CHUNK_COUNT_BUCKETS)
+        self.answer_chars = h("answer_length_chars", "Answer length in characters.", (), ANSWER_CHARS_BUCKETS)
+        self.answer_latency = h(
+            "answer_latency_seconds",
             "The assistant's own latency, from the trace's latency_ms.",
             ["prompt_version"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
+            LATENCY_BUCKETS,
         )
-        self.golden_rr = Histogram(
-            f"{PREFIX}_golden_reciprocal_rank",
+        self.golden_rr = h(
+            "golden_reciprocal_rank",
             "Reciprocal rank of the first chunk holding an expected section (sum/count = live MRR).",
             ["index_version"],
-            buckets=RR_BUCKETS,
-            registry=r,
+            RR_BUCKETS,
         )
-        self.golden_first_hit = Histogram(
-            f"{PREFIX}_golden_first_hit_rank",
+        self.golden_first_hit = h(
+            "golden_first_hit_rank",
             "Rank of the first chunk holding an expected section; a miss counts as k+1 (le=n/count: hit@n).",
             ["index_version"],
-            buckets=golden_rank_buckets(self.golden_k),
-            registry=r,
+            golden_rank_buckets(self.golden_k),
         )
-        self.judge_latency = Histogram(
-            f"{PREFIX}_judge_latency_seconds",
-            "Time to judge one trace.",
-            ["judge"],
-            buckets=JUDGE_LATENCY_BUCKETS,
-            registry=r,
+        self.judge_latency = h(
+            "judge_latency_seconds", "Time to judge one trace.", ["judge"], JUDGE_LATENCY_BUCKETS
         )
-        self.stage_seconds = Histogram(
-            f"{PREFIX}_stage_seconds",
-            "Time spent per trace in each pipeline stage.",
-            ["stage"],
-            buckets=STAGE_BUCKETS,
-            registry=r,
+        self.stage_seconds = h(
+            "stage_seconds", "Time spent per trace in each pipeline stage.", ["stage"], STAGE_BUCKETS
         )
 
-    def _gauges(self, r: CollectorRegistry) -> None:
-        self.consumer_lag = Gauge(
-            f"{PREFIX}_consumer_lag",
-            "Messages behind the end of each assigned partition.",
-            ["topic", "partition"],
-            registry=r,
+    def _gauges(self) -> None:
+        r = self.registry
+
+        def gauge(name: str, doc: str, labels: Sequence[str] = ()) -> Gauge:
+            return Gauge(f"{PREFIX}_{name}", doc, tuple(labels), registry=r)
+
+        self.consumer_lag = gauge(
+            "consumer_lag", "Messages behind the end of each assigned partition.", ["topic", "partition"]
         )
-        self.committed_lag = Gauge(
-            f"{PREFIX}_consumer_committed_lag",
+        self.committed_lag = gauge(
+            "consumer_committed_lag",
             "Messages behind the end of each assigned partition from the committed offset "
             "(what a crash now would replay).",
             ["topic", "partition"],
-            registry=r,
         )
-        self.last_trace_ts = Gauge(
-            f"{PREFIX}_last_trace_timestamp_seconds",
-            "Unix time at which the last trace was handled.",
-            registry=r,
+        self.last_trace_ts = gauge(
+            "last_trace_timestamp_seconds", "Unix time at which the last trace was handled."
         )
-        self.judge_inflight = Gauge(f"{PREFIX}_judge_inflight", "Traces being judged now.", registry=r)
-        self.inflight = Gauge(
-            f"{PREFIX}_inflight_traces", "Traces read but not yet fully handled.", registry=r
+        self.judge_inflight = gauge("judge_inflight", "Traces being judged now.")
+        self.inflight = gauge("inflight_traces", "Traces read but not yet fully handled.")
+        self.paused = gauge("source_paused", "1 while the source is paused for backpressure.")
+        self.review_pending = gauge("review_pending", "Cases waiting for a reviewer.")
+        self.judge_human_agreement = gauge(
+            "judge_human_agreement", "Cohen's kappa between judge and reviewers.", ["metric"]
         )
-        self.paused = Gauge(
-            f"{PREFIX}_source_paused", "1 while the source is paused for backpressure.", registry=r
+        self.judge_circuit_open = gauge(
+            "judge_circuit_open", "1 while the judge's circuit breaker is open.", ["judge"]
         )
-        self.review_pending = Gauge(f"{PREFIX}_review_pending", "Cases waiting for a reviewer.", registry=r)
-        self.judge_human_agreement = Gauge(
-            f"{PREFIX}_judge_human_agreement",
-            "Cohen's kappa between judge and reviewers.",
-            ["metric"],
-            registry=r,
-        )
-        self.judge_circuit_open = Gauge(
-            f"{PREFIX}_judge_circuit_open",
-            "1 while the judge's circuit breaker is open.",
-            ["judge"],
-            registry=r,
-        )
-        self.build_info = Gauge(
-            f"{PREFIX}_build_info",
+        self.build_info = gauge(
+            "build_info",
             "Always 1; labels say what is running.",
             ["version", "judge", "judge_prompt", "golden_version"],
-            registry=r,
         )
+
+    # --- recording -------------------------------------------------------------------------------
 
     def set_build_info(self, judge: str, judge_prompt: str, golden_version: str) -> None:
         """Publish what is running; replaces any earlier build_info series."""
@@ -236,10 +307,96 @@ class Metrics:
 
     def versions(
         self, model_id: str | None, prompt_version: str | None, index_version: str | None
-    ) -> tuple[str, str, str]:
+    ) -> Versions:
         """The capped label values for a trace's versions."""
-        return (
+        return Versions(
             self.cap("model_id", model_id),
             self.cap("prompt_version", prompt_version),
             self.cap("index_version", index_version),
         )
+
+    def record_invalid(self, reason: str, counted: bool = False) -> None:
+        """A dead-lettered message; ``counted`` when its trace was already counted as ok."""
+        self.invalid.inc((reason,))
+        if not counted:
+            self.traces.inc(("invalid",))
+
+    def record_assessment(self, a: Assessment) -> None:
+        """Every per-trace series of the cheap path (a late re-run adds nothing here: it was counted)."""
+        s, v = a.signals, a.versions
+        index = (v.index_version,)
+        self.traces.inc(("ok",))
+        self.trace_versions.inc((v.model_id, v.prompt_version, v.index_version))
+        self.chunk_count.observe((), s.chunk_count)
+        self.answer_chars.observe((), s.answer_chars)
+        if s.top_score is not None:
+            self.retrieval_top_score.observe(index, s.top_score)
+        if s.mean_score is not None:
+            self.retrieval_mean_score.observe(index, s.mean_score)
+        if s.latency_ms is not None:
+            self.answer_latency.observe((v.prompt_version,), s.latency_ms / 1000)
+        if s.feedback is not None:
+            self.feedback.inc((s.feedback,))
+        if s.empty_retrieval:
+            self.signal_events.inc(("empty_retrieval", v.index_version))
+        if not s.citations_present:
+            self.signal_events.inc(("no_citation", v.index_version))
+        if s.invalid_citations:
+            self.signal_events.inc(("invalid_citation", v.index_version))
+        for kind, unit in a.findings():
+            self.numeric_findings.inc((kind, unit))
+        golden = a.golden
+        if golden is not None:
+            self.golden_matched.inc()
+            if golden.reciprocal_rank is not None:  # None: the trace's chunks carry no section labels
+                self.golden_rr.observe(index, golden.reciprocal_rank)
+                rank = golden.first_hit_rank
+                self.golden_first_hit.observe(index, rank if rank is not None else self.golden_k + 1)
+
+    def record_outcome(self, a: Assessment, flags: Sequence[Flag]) -> None:
+        """What a handling adds beyond the cheap path: the sampling reasons it was judged for, its flags."""
+        if a.sampling.judged:
+            for reason in a.sampling.reasons:
+                self.sampled.inc((reason,))
+        for flag in flags:
+            self.flagged.inc((flag.reason,))
+        self.last_trace_ts.set(time.time())
+
+    def record_judgement(self, judge: str, a: Assessment, j: Judgement, circuit_open: bool) -> None:
+        """One judge call: its outcome, latency and tokens, and the scores on the quality histograms."""
+        name = self.cap("judge", judge)
+        self.judge_requests.inc((name, j.outcome))
+        self.judge_latency.observe((name,), j.elapsed_s)
+        self.stage_seconds.observe(("judge",), j.elapsed_s)
+        self.judge_circuit_open.labels(name).set(1 if circuit_open else 0)
+        result = j.result
+        if result is None:
+            return
+        self.judge_tokens.inc((name, "prompt"), result.usage.prompt_tokens)
+        self.judge_tokens.inc((name, "completion"), result.usage.completion_tokens)
+        v = a.versions
+        labels = (v.model_id, v.prompt_version, v.index_version, name, a.sampling_kind)
+        for metric, value in result.scores.items():
+            histogram = self.quality.get(metric)
+            if histogram is not None and value is not None:
+                histogram.observe(labels, value)
+
+    def record_feedback(self, rating: str, outcome: str) -> None:
+        """A late feedback event and what it led to."""
+        self.feedback.inc((rating,))
+        self.late_feedback.inc((outcome,))
+
+    def record_stage(self, stage: str, seconds: float) -> None:
+        self.stage_seconds.observe((stage,), seconds)
+
+    def record_lag(self, fetched: dict[tuple[str, str], int], committed: dict[tuple[str, str], int]) -> None:
+        """Both lags per assigned partition; partitions no longer assigned (revoked) are dropped."""
+        for kind, gauge, values in (
+            ("fetched", self.consumer_lag, fetched),
+            ("committed", self.committed_lag, committed),
+        ):
+            for labels in self._lag_labels.get(kind, set()) - set(values):
+                gauge.remove(*labels)
+            for labels, value in values.items():
+                gauge.labels(*labels).set(value)
+            self._lag_labels[kind] = set(values)

@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ class Scrubber:
         self._key = key if key else secrets.token_bytes(32)
 
     @classmethod
-    def load(cls, path: Path | None = None, key: bytes | None = None) -> Scrubber:
+    def load(cls, path: Path | Traversable | None = None, key: bytes | None = None) -> Scrubber:
         """Load the rule pack at ``path``, or the bundled ``rules/pii.yaml``."""
         try:
             if path is None:

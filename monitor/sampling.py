@@ -21,21 +21,18 @@ consulted, and every judged trace counts as random: the whole population is the 
 from __future__ import annotations
 
 import hashlib
-import importlib.resources
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import structlog
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from monitor.budget import MAX_PRIORITY, BudgetSettings, Clock, JudgeBudget, estimate_text_tokens
-from monitor.exceptions import ConfigError
 from monitor.logging import throttled
 from monitor.metrics import Metrics
+from monitor.rulepacks import RulePacks, load_file
 from monitor.trace import Trace
 
 log = structlog.get_logger(__name__)
@@ -106,7 +103,7 @@ class _Estimate(BaseModel):
     text_factor: float = Field(default=1.0, gt=0)
 
 
-class _SamplingFile(BaseModel):
+class SamplingFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: int = 1
@@ -125,25 +122,6 @@ class _SamplingFile(BaseModel):
         return value
 
 
-def read_rule_pack(path: Path | None, name: str) -> tuple[Any, str]:
-    """Read a YAML rule pack from ``path`` or the packaged ``rules/<name>``; return (data, error label)."""
-    source: Any = path if path is not None else importlib.resources.files("monitor") / "rules" / name
-    label = str(path) if path is not None else f"rules/{name}"
-    try:
-        return yaml.safe_load(source.read_text(encoding="utf-8")), label
-    except OSError as exc:
-        raise ConfigError(f"{label}: cannot read: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{label}: invalid YAML: {exc}") from exc
-
-
-def config_error(label: str, exc: ValidationError) -> ConfigError:
-    """Name the file and the first offending field of a rule pack."""
-    first = exc.errors(include_url=False)[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    return ConfigError(f"{label}: {field}: {first['msg']}")
-
-
 def uniform(salt: str, reason: str, trace_id: str) -> float:
     """Map (salt, reason, trace id) to [0, 1) deterministically; the unit separator keeps fields apart."""
     key = f"{salt}\x1f{reason}\x1f{trace_id}".encode()
@@ -156,7 +134,7 @@ class SamplingPolicy:
 
     def __init__(
         self,
-        rules: _SamplingFile,
+        rules: SamplingFile,
         sample_all: bool = False,
         clock: Clock = time.monotonic,
         metrics: Metrics | None = None,
@@ -175,18 +153,25 @@ class SamplingPolicy:
     @classmethod
     def load(
         cls,
-        path: Path | None = None,
+        packs: RulePacks | None = None,
         sample_all: bool = False,
         clock: Clock = time.monotonic,
         metrics: Metrics | None = None,
     ) -> SamplingPolicy:
-        """Load ``path`` or the packaged rules/sampling.yaml; raise ConfigError naming file and field."""
-        data, label = read_rule_pack(path, "sampling.yaml")
-        try:
-            rules = _SamplingFile.model_validate(data)
-        except ValidationError as exc:
-            raise config_error(label, exc) from exc
+        """The policy of ``sampling.yaml`` in the rule packs (packaged by default)."""
+        rules = (packs or RulePacks()).load("sampling.yaml", SamplingFile)
         return cls(rules, sample_all=sample_all, clock=clock, metrics=metrics)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: Path,
+        sample_all: bool = False,
+        clock: Clock = time.monotonic,
+        metrics: Metrics | None = None,
+    ) -> SamplingPolicy:
+        """The policy of one sampling file (tools and tests; the daemon reads its rule packs)."""
+        return cls(load_file(path, SamplingFile), sample_all=sample_all, clock=clock, metrics=metrics)
 
     def priority(self, reason: str) -> int:
         """The configured priority of ``reason``; ``sample_all`` outranks everything."""
@@ -256,7 +241,7 @@ class SamplingPolicy:
 
     def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int) -> None:
         if self._metrics is not None:
-            self._metrics.sampling_skipped.labels(reason).inc()
+            self._metrics.sampling_skipped.inc((reason,))
         throttled(
             log,
             "info",

@@ -1,11 +1,55 @@
-"""The replay summary: a table for people, JSON for scripts."""
+"""What a run handled (``ragmon replay`` prints it), counted as the metrics count it."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
-from monitor.app import Summary
+from monitor.assessment import Evaluation
+
+
+@dataclass
+class Summary:
+    """Counts of one run: every message once, flags as ``ragmon_flagged_total`` counts them."""
+
+    messages: int = 0
+    traces: int = 0
+    invalid: Counter[str] = field(default_factory=Counter)
+    feedback_events: int = 0
+    judged: int = 0
+    judge_errors: int = 0
+    flagged: Counter[str] = field(default_factory=Counter)
+    sampled: Counter[str] = field(default_factory=Counter)
+    golden_matched: int = 0
+    unhandled: int = 0  # rejected messages the dead-letter sink could not take: redelivered on Kafka
+    review_rejected: int = 0  # flagged cases the review store refused for their content
+    review_unstored: int = 0  # flagged cases still queued for an unreachable review store at exit
+    score_sums: dict[str, float] = field(default_factory=dict)  # running sums: a daemon runs for months
+    score_counts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, ev: Evaluation) -> None:
+        """Count one handled trace (a late re-run adds only what the metrics add for it)."""
+        a = ev.assessment
+        self.traces += not a.late
+        self.flagged.update(flag.reason for flag in ev.counted_flags)
+        self.golden_matched += a.golden is not None and not a.late
+        j = ev.judgement
+        if j is None:
+            return
+        self.judged += 1
+        self.judge_errors += j.error is not None
+        self.sampled.update(a.sampling.reasons)
+        scores = j.result.scores if j.result is not None else {}
+        for name, value in scores.items():
+            if value is not None:
+                self.score_sums[name] = self.score_sums.get(name, 0.0) + value
+                self.score_counts[name] += 1
+
+    def mean_scores(self) -> dict[str, float]:
+        """Mean of each quality metric over the judged traces where it was defined."""
+        return {name: self.score_sums[name] / n for name, n in sorted(self.score_counts.items())}
 
 
 def summary_dict(summary: Summary) -> dict[str, Any]:

@@ -12,9 +12,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from monitor.judge.base import ClaimVerdict, Scores, Verdicts
+from monitor.verdicts import ClaimVerdict, Scores, Verdicts
 
 
 def faithfulness(claims: Sequence[ClaimVerdict]) -> float | None:
@@ -64,13 +65,68 @@ def answer_relevance(
     return mean * (1.0 - evasive / len(noncommittal))
 
 
-def score(verdicts: Verdicts, similarities: Sequence[float], strict: bool = False) -> Scores:
-    """All four metrics of one judged trace from its verdicts and reverse-question similarities."""
-    return Scores(
-        faithfulness=faithfulness(verdicts.claims),
-        answer_relevance=answer_relevance(
-            similarities, verdicts.noncommittal, strict=strict, abstained=verdicts.abstained
+@dataclass(frozen=True, slots=True)
+class ScoreInputs:
+    """What a metric is computed from: the verdicts, the reverse questions' similarities, the options."""
+
+    verdicts: Verdicts
+    similarities: Sequence[float]
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class QualityMetric:
+    """One quality metric of the catalog: how it is computed, and how the rest of ragmon treats it.
+
+    Everything reads this catalog: the judges' scores (``score``), the histograms (``monitor.metrics``),
+    the ``low_<name>`` flags and their bands (``monitor.flags``, bands in ``rules/flags.yaml``), the
+    judge-human agreement (``monitor.review.agreement``) and the case view. Adding a metric computed
+    from the verdicts is one entry here, its bands in ``rules/flags.yaml``, and a test.
+    """
+
+    name: str
+    compute: Callable[[ScoreInputs], float | None]
+    doc: str
+    target: float  # the production target: agreement is measured there when rules/flags.yaml has no band
+    agreement: bool = True  # reviewers' verdicts say something about it
+    skip_when_abstained: bool = False  # an honest abstention is not flagged for it
+
+
+QUALITY: tuple[QualityMetric, ...] = (
+    QualityMetric(
+        "faithfulness",
+        lambda i: faithfulness(i.verdicts.claims),
+        "Supported claims / claims (Ragas); undefined without claims.",
+        target=0.8,
+    ),
+    QualityMetric(
+        "answer_relevance",
+        lambda i: answer_relevance(
+            i.similarities, i.verdicts.noncommittal, strict=i.strict, abstained=i.verdicts.abstained
         ),
-        context_relevance=context_relevance(verdicts.chunk_useful),
-        context_precision=context_precision(verdicts.chunk_useful),
-    )
+        "Mean cosine of reverse-generated questions to the question, discounted for noncommittal ones.",
+        target=0.7,
+        skip_when_abstained=True,
+    ),
+    QualityMetric(
+        "context_relevance",
+        lambda i: context_relevance(i.verdicts.chunk_useful),
+        "Useful chunks / retrieved chunks (order-blind).",
+        target=0.5,
+        skip_when_abstained=True,
+    ),
+    QualityMetric(
+        "context_precision",
+        lambda i: context_precision(i.verdicts.chunk_useful),
+        "Average precision of the useful chunks over rank (order-aware).",
+        target=0.5,
+        agreement=False,
+    ),
+)
+QUALITY_NAMES = tuple(metric.name for metric in QUALITY)
+
+
+def score(verdicts: Verdicts, similarities: Sequence[float], strict: bool = False) -> Scores:
+    """Every metric of the catalog for one judged trace, from its verdicts and reverse-question cosines."""
+    inputs = ScoreInputs(verdicts, similarities, strict)
+    return Scores(**{metric.name: metric.compute(inputs) for metric in QUALITY})

@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from monitor.verdicts import ClaimVerdict, Scores, Verdicts
+
+__all__ = ["ClaimVerdict", "Judge", "JudgeChunk", "JudgeInput", "JudgeResult", "Scores", "Usage", "Verdicts"]
+
 
 @dataclass(frozen=True, slots=True)
 class JudgeChunk:
@@ -31,28 +35,6 @@ class JudgeInput:
     language: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimVerdict:
-    """One self-contained claim of the answer, in the answer's language."""
-
-    text: str
-    supported: bool
-    chunk_ids: tuple[str, ...] = ()
-    # Optional support confidence in [0, 1] (the local judge fills it): ranks claims within a verdict.
-    score: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Verdicts:
-    """Everything a judge decides about one trace; scores are derived from these by ``triad``."""
-
-    claims: tuple[ClaimVerdict, ...]
-    chunk_useful: tuple[bool, ...]
-    reverse_questions: tuple[str, ...]
-    noncommittal: tuple[bool, ...]
-    abstained: bool = False
-
-
 @dataclass(slots=True)
 class Usage:
     """LLM calls and tokens spent on one trace, read from the server's ``usage`` fields."""
@@ -60,24 +42,6 @@ class Usage:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Scores:
-    """The triad; ``None`` where a metric is undefined (no claims, no chunks)."""
-
-    faithfulness: float | None
-    answer_relevance: float | None
-    context_relevance: float | None
-    context_precision: float | None
-
-    def as_dict(self) -> dict[str, float | None]:
-        return {
-            "faithfulness": self.faithfulness,
-            "answer_relevance": self.answer_relevance,
-            "context_relevance": self.context_relevance,
-            "context_precision": self.context_precision,
-        }
 
 
 @dataclass(slots=True)

@@ -160,4 +160,5 @@ class CaseFilter:
     since: datetime | None = None
     sample: str | None = None
     labelled: bool | None = None
+    labelled_since: datetime | None = None  # labelled (or relabelled) at or after this moment
     limit: int | None = None

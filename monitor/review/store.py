@@ -196,6 +196,9 @@ class ReviewStore:
         if f.sample is not None:
             clauses.append(_EXISTS.format(table="review_samples", column="batch"))
             params.append(f.sample)
+        if f.labelled_since is not None:
+            clauses.append("c.labelled_at >= ?")
+            params.append(self._db.time_param(f.labelled_since))
         if f.labelled is not None:
             clauses.append("c.verdict IS NOT NULL" if f.labelled else "c.verdict IS NULL")
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), params

@@ -8,42 +8,11 @@ prefix of handled messages per partition, so a crash never skips an unhandled tr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
+from monitor.message import Message, Origin
 
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """Where a message came from: a Kafka topic/partition/offset, or a file and line number."""
-
-    topic: str | None = None
-    partition: int | None = None
-    offset: int | None = None
-    path: str | None = None
-    line: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The non-empty fields, for logs, results and the dead-letter sink."""
-        return {
-            k: v
-            for k, v in (
-                ("topic", self.topic),
-                ("partition", self.partition),
-                ("offset", self.offset),
-                ("path", self.path),
-                ("line", self.line),
-            )
-            if v is not None
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One raw message and its origin; ``key`` is the Kafka key when there is one."""
-
-    value: bytes
-    origin: Origin
-    key: bytes | None = None
+__all__ = ["DeadLetterSink", "Message", "Origin", "Source"]
 
 
 class Source(Protocol):
@@ -55,6 +24,16 @@ class Source(Protocol):
     @property
     def ready(self) -> bool:
         """True once the source is open and (for Kafka) has partitions assigned."""
+        ...
+
+    @property
+    def batch_size(self) -> int:
+        """The most messages one poll hands over (kafka: ``max_poll_records``)."""
+        ...
+
+    @property
+    def commit_interval_s(self) -> float:
+        """How often the loop commits the handled prefix."""
         ...
 
     @property

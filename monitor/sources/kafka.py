@@ -142,6 +142,18 @@ class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]  # kafka-pyth
         self._source._on_assigned(assigned)
 
 
+def open_kafka(
+    spec: str, settings: KafkaSettings, fmt: DeadLetterFormat
+) -> tuple[KafkaSource, KafkaDeadLetterSink]:
+    """The source of a ``kafka://`` URL and its ``<topic><dlq_suffix>`` dead-letter producer."""
+    url = KafkaURL.parse(spec)
+    wait_for_brokers(url.bootstrap, settings.connect_timeout_s)
+    source = KafkaSource(url, settings)
+    dead_letter = KafkaDeadLetterSink(url.bootstrap, url.topic + settings.dlq_suffix, settings, fmt)
+    source.before_commit = dead_letter.flush
+    return source, dead_letter
+
+
 class KafkaSource:
     """A consumer-group member; all methods but ``ack`` run on the one consumer thread."""
 
@@ -169,6 +181,14 @@ class KafkaSource:
     @property
     def exhausted(self) -> bool:
         return False
+
+    @property
+    def batch_size(self) -> int:
+        return self._settings.max_poll_records
+
+    @property
+    def commit_interval_s(self) -> float:
+        return self._settings.commit_interval_s
 
     @property
     def tracker(self) -> OffsetTracker:

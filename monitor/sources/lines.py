@@ -14,6 +14,7 @@ from monitor.exceptions import SourceError
 from monitor.sources.base import Message, Origin
 
 FOLLOW_SLEEP_S = 0.05
+BATCH_SIZE = 500
 PIPE_READ_BYTES = 1 << 16
 
 
@@ -63,6 +64,9 @@ class LineSource:
     @property
     def ready(self) -> bool:
         return self._file is not None
+
+    batch_size = BATCH_SIZE
+    commit_interval_s = 1.0  # nothing to commit: a file has no position to persist
 
     @property
     def exhausted(self) -> bool:

@@ -17,19 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prometheus_client import CollectorRegistry
-
-from monitor.app import Engine
 from monitor.config import KafkaSettings, Settings
-from monitor.dead_letter import FileDeadLetterSink
+from monitor.dead_letter import DeadLetterFormat
 from monitor.logging import configure_logging
-from monitor.metrics import Metrics
-from monitor.pipeline import Pipeline
-from monitor.server import Health
-from monitor.sources.base import DeadLetterSink, Source
-from monitor.sources.lines import LineSource
+from monitor.loop import Engine
+from monitor.sources import open_source
 from monitor.trace import Trace
 from tests.support.kafka import FAST_GROUP
+from tests.support.pipeline import make_engine, make_pipeline, run_to_end
 from tests.support.quiet_kafka import KafkaConsumer
 
 
@@ -115,33 +110,23 @@ def bare_kafka(url: str, count: int) -> Clock:
 
 
 def engine(source_spec: str, count: int) -> Clock:
-    """The cheap path through the real engine: parse, validate, signals, metrics, ack and commit."""
-    settings = Settings(source=source_spec, kafka=KafkaSettings(**FAST_GROUP))
-    metrics = Metrics(CollectorRegistry())
+    """The daemon's cheap path: decode, validate, signals, numeric rules, sampling, flags, metrics, the
+    result record of every trace, ack and commit. Sampled traces go to a judge that answers at once,
+    so the judge's own cost is left out (``test_bench_judge.py`` measures it)."""
+    settings = Settings(source=source_spec, kafka=KafkaSettings(**FAST_GROUP), dlq=source_spec + ".dlq")
     clock = Clock()
-    pipeline = Pipeline(metrics, sinks=[ClockSink(clock)])
-    source, dead_letter = _open(settings)
-    run = Engine(settings, metrics, pipeline, source, dead_letter, Health())
+    pipeline = make_pipeline(sinks=[ClockSink(clock)])
+    opened = open_source(settings, DeadLetterFormat())
+    run = make_engine(settings, pipeline, opened.source, opened.dead_letter)
     asyncio.run(_until(run, clock, count))
     clock.stop()
     return clock
 
 
-def _open(settings: Settings) -> tuple[Source, DeadLetterSink]:
-    if settings.source.startswith("kafka://"):
-        from monitor.sources.kafka import KafkaDeadLetterSink, KafkaSource, KafkaURL
-
-        url = KafkaURL.parse(settings.source)
-        dead_letter = KafkaDeadLetterSink(url.bootstrap, f"{url.topic}.dlq", settings.kafka)
-        return KafkaSource(url, settings.kafka), dead_letter
-    path = Path(settings.source)
-    return LineSource(path), FileDeadLetterSink(path.with_suffix(".dlq.jsonl"))
-
-
 async def _until(run: Engine, clock: Clock, count: int) -> None:
     """Run the engine until ``count`` traces are handled (a file ends by itself; Kafka never does)."""
     stop = asyncio.Event()
-    task = asyncio.create_task(run.run(stop))
+    task = asyncio.create_task(run_to_end(run, stop))
     while clock.count < count and not task.done():
         await asyncio.sleep(0.01)
     clock.stop()

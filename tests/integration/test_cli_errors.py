@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry
 
+from monitor.app import replay
 from monitor.config import load_settings
-from monitor.runner import replay
 from monitor.sources import sample_path
 from tests.support.daemon import ragmon_executable
 

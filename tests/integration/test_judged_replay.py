@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
+from monitor.app import replay
 from monitor.config import load_settings
 from monitor.review import open_store
-from monitor.runner import replay
 from monitor.sources import sample_path
 from tests.support.scripted_llm import Reply, ScriptedLLM, grounding_json, relevance_json
 

@@ -19,10 +19,10 @@ from prometheus_client import CollectorRegistry
 
 from monitor.metrics import Metrics
 from monitor.review import open_store
+from monitor.review.sink import ReviewSink
 from monitor.review.sqlite import SqliteBackend
 from monitor.review.store import ReviewStore
 from monitor.trace import Trace
-from monitor.wiring import ReviewSink
 from tests.support.daemon import ragmon_executable
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -56,6 +56,7 @@ def _sink(store: ReviewStore) -> tuple[ReviewSink, CollectorRegistry]:
 
 def _write(sink: ReviewSink, trace: Trace) -> None:
     sink.write(trace, _record(trace), flagged=True, late=False)
+    sink.wait_idle()  # the sink writes on its own thread
 
 
 POISON = [

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
+from monitor.app import replay
 from monitor.cli import main
 from monitor.config import load_settings
 from monitor.exceptions import TraceError
-from monitor.runner import replay
 from monitor.sources import sample_path
 from monitor.trace import Trace, parse_message
 

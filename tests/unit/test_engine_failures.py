@@ -7,19 +7,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from prometheus_client import CollectorRegistry
 
-from monitor.app import Engine
 from monitor.config import load_settings
 from monitor.exceptions import StoreError
 from monitor.judge.base import JudgeInput, JudgeResult
 from monitor.metrics import Metrics
-from monitor.pipeline import Evaluation, Pipeline
-from monitor.server import Health
+from monitor.pipeline import Item
+from monitor.review.sink import ReviewSink
 from monitor.sinks import ResultsFile
 from monitor.sources import open_source
 from monitor.trace import Trace
-from monitor.wiring import ReviewSink
+from tests.support.pipeline import make_engine, make_pipeline, run_to_end
 
 
 class CrashingJudge:
@@ -35,10 +35,6 @@ class CrashingJudge:
         return None
 
 
-def _judge_everything(ev: Evaluation) -> tuple[tuple[str, ...], bool, bool]:
-    return ("sample_all",), True, True
-
-
 def test_a_crashing_judge_yields_judge_error_and_the_trace_is_finished(tmp_path: Path) -> None:
     """An unexpected judge exception becomes judge_error; the trace is written, counted and acked."""
     src = tmp_path / "in.jsonl"
@@ -47,11 +43,10 @@ def test_a_crashing_judge_yields_judge_error_and_the_trace_is_finished(tmp_path:
     registry = CollectorRegistry()
     metrics = Metrics(registry)
     results = ResultsFile(tmp_path / "out.jsonl")
-    pipeline = Pipeline(metrics, sampler=_judge_everything, judge=CrashingJudge(), sinks=[results])
-    source, dead_letter = open_source(settings)
-    summary = asyncio.run(
-        Engine(settings, metrics, pipeline, source, dead_letter, Health()).run(asyncio.Event())
-    )
+    pipeline = make_pipeline(metrics, judge=CrashingJudge(), sample_all=True, sinks=[results])
+    opened = open_source(settings)
+    engine = make_engine(settings, pipeline, opened.source, opened.dead_letter)
+    summary = asyncio.run(run_to_end(engine))
     results.close()
     record = json.loads((tmp_path / "out.jsonl").read_text())
     assert record["judge"]["error"].startswith("ValueError")
@@ -80,7 +75,7 @@ class FlakyStore:
     def pending_count(self) -> int:
         return len(self.cases)
 
-    def list_cases(self, **filters: Any) -> list[Any]:
+    def list_cases(self, *args: Any, **filters: Any) -> list[Any]:
         return []
 
 
@@ -96,6 +91,7 @@ def test_review_store_outage_queues_cases_until_it_is_back() -> None:
             True,
             False,
         )
+        sink.wait_idle()
     assert list(store.cases) == ["t0", "t1", "t2"]
 
 
@@ -127,12 +123,9 @@ def test_a_failed_dead_letter_send_is_retried_not_dropped(tmp_path: Path) -> Non
         + "".join(json.dumps({"trace_id": f"t{i}", "question": "q", "answer": "a"}) + "\n" for i in range(3))
     )
     settings = load_settings(overrides={"source": str(src), "kafka": {"commit_interval_s": 0.01}}, environ={})
-    metrics = Metrics(CollectorRegistry())
     dead_letter = FlakyDeadLetter(failures=1)
-    source, _ = open_source(settings)
-    summary = asyncio.run(
-        Engine(settings, metrics, Pipeline(metrics), source, dead_letter, Health()).run(asyncio.Event())
-    )
+    engine = make_engine(settings, make_pipeline(), open_source(settings).source, dead_letter)
+    summary = asyncio.run(run_to_end(engine))
     assert dead_letter.sent == ["invalid_json"]
     assert summary.unhandled == 0 and summary.traces == 3
 
@@ -166,13 +159,18 @@ def test_cached_verdicts_give_the_budget_back() -> None:
         async def aclose(self) -> None:
             return None
 
-    refunds: list[bool] = []
-    pipeline = Pipeline(Metrics(CollectorRegistry()), sampler=_judge_everything, judge=CachedJudge())
-    ev = pipeline.assess(Trace(trace_id="t", question="q", answer="a"), Origin(path="x", line=1))
-    ev.refund = lambda: refunds.append(True)
+    pipeline = make_pipeline(judge=CachedJudge())
+    budget = pipeline.sampler.policy.budget
+    item = Item(
+        Trace(trace_id="t", question="q", answer="a", feedback={"rating": "negative"}), Origin(path="x")
+    )
 
-    async def run() -> None:
-        await pipeline.judge(ev)
+    async def run() -> float | None:
+        (assessment,) = await pipeline.assess([item])
+        assert not isinstance(assessment, Exception) and assessment.to_judge
+        spent = budget.levels()["traces"]
+        await pipeline.judge(assessment)
+        return spent
 
-    asyncio.run(run())
-    assert refunds == [True]
+    spent = asyncio.run(run())
+    assert spent is not None and budget.levels()["traces"] == pytest.approx(spent + 1, abs=0.01)

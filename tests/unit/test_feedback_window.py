@@ -40,7 +40,7 @@ def policy(tmp_path: Path, sample_all: bool = False, **overrides: Any) -> Sampli
     data = {**yaml.safe_load(text), **overrides}
     path = tmp_path / "sampling.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return SamplingPolicy.load(path, sample_all=sample_all, clock=FakeClock())
+    return SamplingPolicy.from_file(path, sample_all=sample_all, clock=FakeClock())
 
 
 def test_remember_get_and_mark_judged() -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
+from monitor.app import replay
 from monitor.config import load_settings
 from monitor.logging import configure_logging
-from monitor.runner import replay
 
 
 def test_lines_about_a_message_carry_trace_id_and_origin(tmp_path: Path) -> None:

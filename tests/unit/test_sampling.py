@@ -74,7 +74,7 @@ def trace(trace_id: str, answer: str = "Bạn có 7 ngày để đổi trả.") 
 def policy_with(
     tmp_path: Path, clock: FakeClock | None = None, metrics: Metrics | None = None, **kw: Any
 ) -> SamplingPolicy:
-    return SamplingPolicy.load(write(tmp_path, rules(**kw)), clock=clock or FakeClock(), metrics=metrics)
+    return SamplingPolicy.from_file(write(tmp_path, rules(**kw)), clock=clock or FakeClock(), metrics=metrics)
 
 
 def test_packaged_rules_load_with_negative_feedback_on_top() -> None:
@@ -106,7 +106,7 @@ def test_uniform_is_in_unit_interval_and_depends_on_every_part() -> None:
 
 def test_draws_agree_across_instances_with_the_same_salt(tmp_path: Path) -> None:
     """Two replicas loading the same salt pick exactly the same traces for every reason."""
-    a, b = policy_with(tmp_path), SamplingPolicy.load(write(tmp_path, rules(), "copy.yaml"))
+    a, b = policy_with(tmp_path), SamplingPolicy.from_file(write(tmp_path, rules(), "copy.yaml"))
     ids = [f"trace-{i}" for i in range(2000)]
     assert [a.candidates(trace(i), ALL_SIGNALS) for i in ids] == [
         b.candidates(trace(i), ALL_SIGNALS) for i in ids
@@ -116,7 +116,7 @@ def test_draws_agree_across_instances_with_the_same_salt(tmp_path: Path) -> None
 def test_a_different_salt_changes_the_random_picks(tmp_path: Path) -> None:
     """Changing the salt draws a different random sample."""
     a = policy_with(tmp_path, salt="one")
-    b = SamplingPolicy.load(write(tmp_path, rules(salt="two"), "two.yaml"))
+    b = SamplingPolicy.from_file(write(tmp_path, rules(salt="two"), "two.yaml"))
     ids = [f"trace-{i}" for i in range(5000)]
     picked_a = {i for i in ids if a.picks("random", i)}
     picked_b = {i for i in ids if b.picks("random", i)}
@@ -135,7 +135,7 @@ def test_probability_one_always_and_zero_never_picks(tmp_path: Path) -> None:
     data = rules()
     data["reasons"]["no_citation"] = {"probability": 1.0, "priority": 40}
     data["reasons"]["low_retrieval_score"] = {"probability": 0.0, "priority": 30}
-    policy = SamplingPolicy.load(write(tmp_path, data))
+    policy = SamplingPolicy.from_file(write(tmp_path, data))
     ids = [f"x{i}" for i in range(3000)]
     assert all(policy.picks("no_citation", i) for i in ids)
     assert not any(policy.picks("low_retrieval_score", i) for i in ids)
@@ -145,7 +145,7 @@ def test_candidates_are_ordered_by_priority(tmp_path: Path) -> None:
     """Every applying reason at probability 1 comes back, highest priority first."""
     data = rules()
     data["reasons"] = {name: {"probability": 1.0, "priority": 10 * i} for i, name in enumerate(REASONS)}
-    policy = SamplingPolicy.load(write(tmp_path, data))
+    policy = SamplingPolicy.from_file(write(tmp_path, data))
     assert policy.candidates(trace("t"), ALL_SIGNALS) == list(reversed(REASONS))
 
 
@@ -244,7 +244,7 @@ def test_targeted_only_admission_is_not_random(tmp_path: Path) -> None:
 def test_sample_all_judges_everything_outside_the_budget(tmp_path: Path) -> None:
     """sample_all picks every trace under reason sample_all, ignores the budget and labels it random."""
     data = rules(budget={"traces_per_minute": 1, "tokens_per_hour": None, "reserve": 0.0})
-    policy = SamplingPolicy.load(write(tmp_path, data), sample_all=True, clock=FakeClock())
+    policy = SamplingPolicy.from_file(write(tmp_path, data), sample_all=True, clock=FakeClock())
     admissions = []
     for i in range(50):
         candidates = policy.candidates(trace(f"t{i}"), TraceSignals(golden_match=True))
@@ -288,7 +288,7 @@ def test_bad_rules_name_file_and_field(tmp_path: Path, mutate: Any, field: str) 
     mutate(data)
     path = write(tmp_path, data)
     with pytest.raises(ConfigError, match=rf"{path}: {field}"):
-        SamplingPolicy.load(path)
+        SamplingPolicy.from_file(path)
 
 
 def test_unparseable_yaml_and_missing_file_are_config_errors(tmp_path: Path) -> None:
@@ -296,6 +296,6 @@ def test_unparseable_yaml_and_missing_file_are_config_errors(tmp_path: Path) -> 
     broken = tmp_path / "broken.yaml"
     broken.write_text("reasons: [unclosed", encoding="utf-8")
     with pytest.raises(ConfigError, match="broken.yaml: invalid YAML"):
-        SamplingPolicy.load(broken)
-    with pytest.raises(ConfigError, match="missing.yaml: cannot read"):
-        SamplingPolicy.load(tmp_path / "missing.yaml")
+        SamplingPolicy.from_file(broken)
+    with pytest.raises(ConfigError, match="missing.yaml: not found"):
+        SamplingPolicy.from_file(tmp_path / "missing.yaml")
