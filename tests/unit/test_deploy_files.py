@@ -370,3 +370,16 @@ def test_rule_pack_configmap_overrides_packaged_packs_with_the_same_keys() -> No
         packaged = ROOT / "rules" / name
         assert packaged.is_file(), name
         assert set(yaml.safe_load(text)) == set(_yaml(packaged)), name
+
+
+def test_rule_pack_configmap_packs_validate_like_the_packaged_ones(tmp_path: Path) -> None:
+    """The ConfigMap's flag and sampling packs load with ragmon's own pack models."""
+    from monitor.flags import FlagRules
+    from monitor.rulepacks import RulePacks
+    from monitor.sampling import SamplingPolicy
+
+    for name, text in _manifests()["ConfigMap"]["data"].items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    packs = RulePacks(tmp_path)
+    assert FlagRules.load(packs).thresholds()["faithfulness"] == 0.8
+    assert SamplingPolicy.load(packs).salt
