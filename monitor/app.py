@@ -11,6 +11,7 @@ itself is ``monitor.loop.Engine``.
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -119,6 +120,7 @@ async def running(
             metrics, pipeline, opened.source, opened.dead_letter, health, progress,
         )  # fmt: skip
         stack.push_async_callback(engine.close_source)
+        gc.freeze()  # what start-up built lives as long as the process: no collection needs to walk it
         yield Run(engine, health, server.port if server is not None else None)
         await review.aclose(settings.shutdown_deadline_s)
         engine.record_unwritten()

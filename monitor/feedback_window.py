@@ -1,7 +1,10 @@
 """Late feedback: remember recent traces so a thumbs-down that arrives after its trace can still sample it.
 
-``FeedbackWindow`` is an LRU of parsed traces bounded twice, by count and by an approximate byte
-size, so memory stays flat however fast traces arrive. ``handle_late_feedback`` applies the sampling
+``FeedbackWindow`` is an LRU of recent traces bounded twice, by count and by size, so memory stays
+flat however fast traces arrive. It keeps each trace as its message's bytes, not as parsed objects:
+a window of 100,000 parsed traces is millions of objects for the garbage collector to walk on every
+full collection, a window of bytes is a few hundred thousand; a late feedback re-parses its trace.
+``handle_late_feedback`` applies the sampling
 policy to a late feedback event: a negative rating on a remembered, not-yet-judged trace is admitted
 under reason ``negative_feedback``. Feedback for a trace no longer (or never) remembered is an
 ordinary outcome (``unknown``), not an error: with N replicas, or after a restart, it is expected.
@@ -9,7 +12,6 @@ ordinary outcome (``unknown``), not an error: with N replicas, or after a restar
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from collections import OrderedDict
@@ -17,14 +19,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from monitor.sampling import NOT_SAMPLED, SAMPLE_ALL, Admission, SamplingPolicy, TraceSignals
-from monitor.trace import FeedbackEvent, Trace
+from monitor.trace import FeedbackEvent, Trace, parse_message
 
 DEFAULT_MAX_TRACES = 100_000
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
-# Per-object costs of a parsed trace beyond its strings (pydantic models, dicts, LRU node),
-# measured with tracemalloc on Python 3.11 + pydantic 2.
-_TRACE_OVERHEAD = 2048
-_CHUNK_OVERHEAD = 1400
+# An entry's cost beyond its bytes (the entry, the OrderedDict node, the key), Python 3.11.
+_ENTRY_OVERHEAD = 240
 
 LateOutcome = Literal["unknown", "not_negative", "already_judged", "not_picked", "sampled", "skipped"]
 LATE_OUTCOMES: tuple[LateOutcome, ...] = (
@@ -39,20 +39,23 @@ LATE_OUTCOMES: tuple[LateOutcome, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
-    """A remembered trace, whether it was judged, and its approximate size in bytes."""
+    """A remembered trace as the bytes it came in, whether it was judged, and its size in memory."""
 
-    trace: Trace
+    raw: bytes
     judged: bool
     nbytes: int
 
+    @property
+    def trace(self) -> Trace:
+        """The trace, parsed again (the bytes were valid when they were remembered)."""
+        parsed = parse_message(self.raw, len(self.raw) + 1)
+        assert isinstance(parsed, Trace)  # noqa: S101 - only traces are remembered
+        return parsed
 
-def approx_bytes(trace: Trace) -> int:
-    """Approximate memory held by a parsed trace: its strings plus fixed per-object overheads."""
-    texts = (trace.question, trace.answer, *(chunk.text for chunk in trace.retrieved_chunks))
-    size = _TRACE_OVERHEAD + _CHUNK_OVERHEAD * len(trace.retrieved_chunks) + sum(map(sys.getsizeof, texts))
-    if trace.metadata:
-        size += 2 * len(json.dumps(trace.metadata, default=str, ensure_ascii=False))
-    return size
+
+def approx_bytes(raw: bytes) -> int:
+    """Memory held by one entry: the bytes object, the LRU node and the entry itself."""
+    return sys.getsizeof(raw) + _ENTRY_OVERHEAD
 
 
 class FeedbackWindow:
@@ -75,9 +78,11 @@ class FeedbackWindow:
         """Approximate bytes held now."""
         return self._nbytes
 
-    def remember(self, trace: Trace, judged: bool) -> bool:
-        """Keep ``trace`` as the newest entry; False if it alone exceeds the byte cap or the window is off."""
-        entry = Remembered(trace, judged, approx_bytes(trace))
+    def remember(self, trace: Trace, judged: bool, raw: bytes | None = None) -> bool:
+        """Keep ``trace`` (as ``raw``, its message's bytes) as the newest entry; False if it alone exceeds
+        the byte cap or the window is off."""
+        raw = raw if raw is not None else trace.model_dump_json().encode("utf-8")
+        entry = Remembered(raw, judged, approx_bytes(raw))
         if self.max_traces == 0 or entry.nbytes > self.max_bytes:
             return False
         with self._lock:

@@ -228,6 +228,10 @@ class FlagRules:
     def __init__(self, overrides: FlagsFile | None = None) -> None:
         given = overrides.flags if overrides is not None else {}
         self.reasons: tuple[Reason, ...] = tuple(_apply(reason, given.get(reason.name)) for reason in REASONS)
+        # Evaluated on every trace: only the reasons that can fire, findings apart from scores.
+        self._findings = tuple(r for r in self.reasons if r.enabled and r.metric is None)
+        self._scores = tuple(r for r in self.reasons if r.enabled and r.metric is not None and r.bands)
+        self._order = {r.name: i for i, r in enumerate(self.reasons)}
 
     @classmethod
     def load(cls, packs: RulePacks | None = None) -> FlagRules:
@@ -251,18 +255,19 @@ class FlagRules:
     def evaluate(self, a: Assessment, j: Judgement | None) -> tuple[Flag, ...]:
         """Every enabled flag the stage results raise, most severe first (catalog order within a severity)."""
         flags = []
-        for reason in self.reasons:
-            if not reason.enabled:
-                continue
-            hit = self._score(reason, a, j) if reason.metric is not None else self._finding(reason, a, j)
-            if hit is not None:
-                flags.append(Flag(reason.name, hit[0][:_MAX_DETAIL_CHARS], hit[1]))
-        return tuple(sorted(flags, key=lambda flag: SEVERITY_RANK[flag.severity]))
-
-    @staticmethod
-    def _finding(reason: Reason, a: Assessment, j: Judgement | None) -> tuple[str, Severity] | None:
-        detail = reason.read(a, j)
-        return (detail, reason.severity) if detail is not None else None
+        for reason in self._findings:
+            detail = reason.read(a, j)
+            if detail is not None:
+                flags.append(Flag(reason.name, detail[:_MAX_DETAIL_CHARS], reason.severity))
+        if j is not None and j.result is not None:
+            for reason in self._scores:
+                hit = self._score(reason, a, j)
+                if hit is not None:
+                    flags.append(Flag(reason.name, hit[0][:_MAX_DETAIL_CHARS], hit[1]))
+        if len(flags) < 2:
+            return tuple(flags)
+        order = self._order
+        return tuple(sorted(flags, key=lambda flag: (SEVERITY_RANK[flag.severity], order[flag.reason])))
 
     @staticmethod
     def _score(reason: Reason, a: Assessment, j: Judgement | None) -> tuple[str, Severity] | None:

@@ -186,6 +186,7 @@ class Engine:
         if items:
             await self._dispatch(items)
         set_message(None)  # tasks started above keep their own copy of the context
+        self.metrics.record_progress()
 
     async def _dispatch(self, items: list[tuple[Item, Message]]) -> None:
         assessed = await self.pipeline.assess([item for item, _ in items])
@@ -224,7 +225,7 @@ class Engine:
         if isinstance(parsed, FeedbackEvent):
             set_message(message.origin, parsed.trace_id)
             return self._late(parsed, message)
-        return Item(parsed, message.origin)
+        return Item(parsed, message.origin, raw=message.value)
 
     def _late(self, event: FeedbackEvent, message: Message) -> Item | None:
         self.summary.feedback_events += 1

@@ -51,6 +51,7 @@ ANSWER_CHARS_BUCKETS = (0, 50, 100, 200, 400, 800, 1600, 3200, 6400)
 STAGES = ("signals", "numeric", "golden", "sampling", "judge", "sinks")
 
 Labels = tuple[str, ...]
+_VERSIONS_REMEMBERED = 4096  # version combinations whose capped labels are kept
 
 
 class LabelCap:
@@ -167,6 +168,7 @@ class Metrics:
         self.cap = LabelCap(label_cap)
         self.golden_k = golden_k
         self._lag_labels: dict[str, set[tuple[str, str]]] = {}
+        self._versions: dict[tuple[str | None, str | None, str | None], Versions] = {}
         self._counters()
         self._histograms()
         self._gauges()
@@ -360,6 +362,9 @@ class Metrics:
                 self.sampled.inc((reason,))
         for flag in flags:
             self.flagged.inc((flag.reason,))
+
+    def record_progress(self) -> None:
+        """After each batch: when the last trace was handled (``ragmon_last_trace_timestamp_seconds``)."""
         self.last_trace_ts.set(time.time())
 
     def record_judgement(self, judge: str, a: Assessment, j: Judgement, circuit_open: bool) -> None:

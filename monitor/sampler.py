@@ -28,9 +28,15 @@ class Sampler:
         self.clock = clock
 
     def decide(
-        self, trace: Trace, signals: Signals, numeric: NumericReport | None, golden: GoldenCheck | None
+        self,
+        trace: Trace,
+        signals: Signals,
+        numeric: NumericReport | None,
+        golden: GoldenCheck | None,
+        raw: bytes | None = None,
     ) -> Admission:
-        """The policy's decision for one trace (spends budget when it is judged)."""
+        """The policy's decision for one trace (spends budget when it is judged); ``raw`` is the
+        message the trace came in, kept for late feedback."""
         if self.clock is not None:
             self.clock.observe(trace.timestamp)
         golden_numeric = golden is not None and golden.numeric is not None and not golden.numeric.passed
@@ -45,7 +51,7 @@ class Sampler:
         )
         admission = self.policy.admit(trace, self.policy.candidates(trace, inputs))
         if self.window.max_traces:
-            self.window.remember(trace, admission.judged)
+            self.window.remember(trace, admission.judged, raw)
         return admission
 
     def late(self, event: FeedbackEvent) -> LateFeedback:

@@ -51,6 +51,7 @@ REASONS = (
     RANDOM,
 )
 _HASH_SPACE = float(2**64)
+_RANK = {reason: i for i, reason in enumerate((SAMPLE_ALL, *REASONS))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,14 +205,16 @@ class SamplingPolicy:
 
     def candidates(self, trace: Trace, signals: TraceSignals) -> list[str]:
         """Reasons that apply and won their draw, highest priority first (``sample_all`` leads if on)."""
-        picked = self.ordered(r for r in self.applicable(signals) if self.picks(r, trace.trace_id))
+        trace_id = trace.trace_id
+        picked = [r for r in self.applicable(signals) if self.picks(r, trace_id)]
+        if len(picked) > 1:
+            picked = self.ordered(picked)
         return [SAMPLE_ALL, *picked] if self.sample_all else picked
 
     def ordered(self, reasons: Iterable[str]) -> list[str]:
         """Deduplicate and sort by priority, highest first; ties keep the catalog order."""
         unique = dict.fromkeys(reasons)
-        rank = {reason: i for i, reason in enumerate((SAMPLE_ALL, *REASONS))}
-        return sorted(unique, key=lambda r: (-self.priority(r), rank.get(r, len(rank))))
+        return sorted(unique, key=lambda r: (-self.priority(r), _RANK.get(r, len(_RANK))))
 
     def estimate_tokens(self, trace: Trace) -> int:
         """Judge tokens a trace will cost, roughly: question + answer + chunks, plus the prompt overhead."""

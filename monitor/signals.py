@@ -39,7 +39,7 @@ class Signals:
 def compute_signals(trace: Trace) -> Signals:
     """Measure one trace; citations may name chunk ids or 1-based ranks ("2", "#2", "[2]")."""
     chunks = trace.retrieved_chunks
-    scores = [c.retrieval_score for c in chunks if c.retrieval_score is not None]
+    scores = [score for c in chunks if (score := c.retrieval_score) is not None]
     return Signals(
         chunk_count=len(chunks),
         empty_retrieval=not chunks,
@@ -54,11 +54,12 @@ def compute_signals(trace: Trace) -> Signals:
 
 
 def _invalid_citations(trace: Trace) -> tuple[str, ...]:
-    if not trace.citations:
+    citations = trace.citations
+    if not citations:
         return ()
-    ids = trace.chunk_ids
-    count = len(trace.retrieved_chunks)
-    return tuple(c for c in trace.citations if c not in ids and not _is_rank(c, count))
+    chunks = trace.retrieved_chunks
+    ids = [c.chunk_id for c in chunks]  # a handful: a list scan beats building a set per trace
+    return tuple(c for c in citations if c not in ids and not _is_rank(c, len(chunks)))
 
 
 def _is_rank(citation: str, count: int) -> bool:

@@ -11,7 +11,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    AliasPath,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from monitor.decode import decode_json
 from monitor.exceptions import TraceError
@@ -62,27 +71,19 @@ Rating = Literal["positive", "negative", "neutral"]
 
 
 class Chunk(BaseModel):
-    """One retrieved chunk; ``sections`` names the policy sections it contains (seed 000)."""
+    """One retrieved chunk; ``sections`` names the policy sections it contains (seed 000), given as
+    ``sections`` or ``metadata.sections``. Aliases are resolved by pydantic-core (no Python per chunk)."""
 
     model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
 
     chunk_id: str | None = None
     document_id: str | None = None
-    sections: tuple[str, ...] = ()
+    sections: tuple[str, ...] = Field(
+        default=(), validation_alias=AliasChoices("sections", AliasPath("metadata", "sections"))
+    )
     retrieval_score: float | None = None
     rerank_score: float | None = None
     text: str = ""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _sections_from_metadata(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            return {"text": data}
-        if isinstance(data, dict) and "sections" not in data:
-            meta = data.get("metadata")
-            if isinstance(meta, dict) and "sections" in meta:
-                return {**data, "sections": meta["sections"]}
-        return data
 
 
 def normalize_rating(value: Any) -> Rating:
@@ -117,16 +118,20 @@ class Feedback(BaseModel):
 class Trace(BaseModel):
     """One question, what was retrieved for it, and what the assistant answered."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
 
-    trace_id: str = Field(min_length=1)
-    question: str
-    answer: str
+    trace_id: str = Field(min_length=1, coerce_numbers_to_str=True)
+    question: str = Field(validation_alias=AliasChoices("question", *_QUESTION_ALIASES))
+    answer: str = Field(validation_alias=AliasChoices("answer", *_ANSWER_ALIASES))
     timestamp: datetime | None = None
     conversation_id: str | None = None
     normalized_query: str | None = None
-    retrieval_query: str | None = None
-    retrieved_chunks: tuple[Chunk, ...] = ()
+    retrieval_query: str | None = Field(
+        default=None, validation_alias=AliasChoices("retrieval_query", "rewritten_query")
+    )
+    retrieved_chunks: tuple[Chunk, ...] = Field(
+        default=(), validation_alias=AliasChoices("retrieved_chunks", *_CHUNK_ALIASES)
+    )
     citations: tuple[str, ...] = ()
     model_id: str | None = None
     prompt_version: str | None = None
@@ -138,41 +143,27 @@ class Trace(BaseModel):
     category: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    @model_validator(mode="before")
+    @field_validator("retrieved_chunks", mode="before")
     @classmethod
-    def _aliases_and_metadata(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        data = dict(data)
-        _take_alias(data, "answer", _ANSWER_ALIASES)
-        _take_alias(data, "question", _QUESTION_ALIASES)
-        _take_alias(data, "retrieved_chunks", _CHUNK_ALIASES)
-        if "retrieval_query" not in data and "rewritten_query" in data:
-            data["retrieval_query"] = data.pop("rewritten_query")
-        if isinstance(data.get("trace_id"), int) and not isinstance(data["trace_id"], bool):
-            data["trace_id"] = str(data["trace_id"])
-        extra = {k: data.pop(k) for k in list(data) if k not in _TRACE_FIELDS}
+    def _text_chunks(cls, value: Any) -> Any:
+        """A chunk may be given as its bare text (Ragas, DeepEval)."""
+        if isinstance(value, list) and any(type(chunk) is str for chunk in value):
+            return [{"text": chunk} if type(chunk) is str else chunk for chunk in value]
+        return value
+
+    @model_validator(mode="after")
+    def _extras_into_metadata(self) -> Trace:
+        """Unknown fields are kept, in ``metadata`` (an explicit ``metadata`` wins on a clash)."""
+        extra = self.__pydantic_extra__
         if extra:
-            meta = data.get("metadata")
-            data["metadata"] = {**extra, **meta} if isinstance(meta, dict) else extra
-        return data
+            object.__setattr__(self, "metadata", {**extra, **self.metadata})
+            object.__setattr__(self, "__pydantic_extra__", {})
+        return self
 
     @property
     def chunk_ids(self) -> frozenset[str]:
         """Ids of the retrieved chunks that have one."""
         return frozenset(c.chunk_id for c in self.retrieved_chunks if c.chunk_id is not None)
-
-
-_TRACE_FIELDS = frozenset(Trace.model_fields)
-
-
-def _take_alias(data: dict[str, Any], field: str, aliases: tuple[str, ...]) -> None:
-    if field in data:
-        return
-    for alias in aliases:
-        if alias in data:
-            data[field] = data.pop(alias)
-            return
 
 
 class FeedbackEvent(BaseModel):

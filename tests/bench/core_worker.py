@@ -21,8 +21,8 @@ from monitor.config import KafkaSettings, Settings
 from monitor.dead_letter import DeadLetterFormat
 from monitor.logging import configure_logging
 from monitor.loop import Engine
+from monitor.numeric import NumericReport
 from monitor.sources import open_source
-from monitor.trace import Trace
 from tests.support.kafka import FAST_GROUP
 from tests.support.pipeline import make_engine, make_pipeline, run_to_end
 from tests.support.quiet_kafka import KafkaConsumer
@@ -46,18 +46,6 @@ class Clock:
 
     def stop(self) -> None:
         self.wall, self.cpu = time.perf_counter() - self.wall0, time.process_time() - self.cpu0
-
-
-class ClockSink:
-    """A pipeline sink that only counts: the result record is built, nothing is written."""
-
-    every_trace = True
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock = clock
-
-    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
-        self.clock.tick()
 
 
 def peak_rss_mb() -> float:
@@ -109,32 +97,48 @@ def bare_kafka(url: str, count: int) -> Clock:
     return clock
 
 
-def engine(source_spec: str, count: int) -> Clock:
-    """The daemon's cheap path: decode, validate, signals, numeric rules, sampling, flags, metrics, the
-    result record of every trace, ack and commit. Sampled traces go to a judge that answers at once,
-    so the judge's own cost is left out (``test_bench_judge.py`` measures it)."""
+def engine(source_spec: str, count: int, full: bool = False) -> Clock:
+    """The daemon's cheap path: decode, validate, signals, sampling, flags, metrics, ack and commit.
+
+    ``full`` adds the numeric rules (the default pipeline; their own cost is in test_bench_numeric.py).
+    No result record is built for unflagged traces, as in a daemon without ``--results``. Sampled
+    traces go to a judge that answers at once, so the judge's own cost is left out.
+    """
     settings = Settings(source=source_spec, kafka=KafkaSettings(**FAST_GROUP), dlq=source_spec + ".dlq")
-    clock = Clock()
-    pipeline = make_pipeline(sinks=[ClockSink(clock)])
+    pipeline = make_pipeline(numeric=None if full else NoNumbers())
     opened = open_source(settings, DeadLetterFormat())
     run = make_engine(settings, pipeline, opened.source, opened.dead_letter)
+    clock = Clock()
     asyncio.run(_until(run, clock, count))
-    clock.stop()
     return clock
+
+
+def engine_full(source_spec: str, count: int) -> Clock:
+    return engine(source_spec, count, full=True)
+
+
+class NoNumbers:
+    """Numeric rules that find nothing: the cheap path without the numeric check."""
+
+    def check(self, answer: str, contexts: list[str]) -> NumericReport:
+        return NumericReport()
 
 
 async def _until(run: Engine, clock: Clock, count: int) -> None:
     """Run the engine until ``count`` traces are handled (a file ends by itself; Kafka never does)."""
     stop = asyncio.Event()
     task = asyncio.create_task(run_to_end(run, stop))
-    while clock.count < count and not task.done():
-        await asyncio.sleep(0.01)
+    while run.summary.traces < count and not task.done():
+        if run.summary.messages and not clock.count:
+            clock.tick()  # the clock starts with the first message
+        await asyncio.sleep(0.005)
     clock.stop()
+    clock.count = run.summary.traces
     stop.set()
     await task
 
 
-MODES = {"bare-file": bare_file, "bare-kafka": bare_kafka, "engine": engine}
+MODES = {"bare-file": bare_file, "bare-kafka": bare_kafka, "engine": engine, "engine-full": engine_full}
 
 
 def main(argv: list[str]) -> None:

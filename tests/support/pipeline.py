@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from prometheus_client import CollectorRegistry
 
@@ -58,13 +59,14 @@ def make_pipeline(
     golden: GoldenChecker | None = None,
     judge_concurrency: int = 16,
     policy: SamplingPolicy | None = None,
+    numeric: Any = None,
 ) -> Pipeline:
     """A pipeline of the real stages; ``sample_all`` sends every trace to ``judge``."""
     metrics = metrics or Metrics(CollectorRegistry())
     policy = policy or SamplingPolicy.load(sample_all=sample_all, metrics=metrics)
     return Pipeline(
         metrics,
-        numeric_rules(),
+        numeric or numeric_rules(),
         Sampler(policy, FeedbackWindow()),
         judge or NullJudge(),
         FlagRules.load(),

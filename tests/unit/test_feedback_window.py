@@ -43,6 +43,20 @@ def policy(tmp_path: Path, sample_all: bool = False, **overrides: Any) -> Sampli
     return SamplingPolicy.from_file(path, sample_all=sample_all, clock=FakeClock())
 
 
+def _raw(t: Trace) -> bytes:
+    return t.model_dump_json().encode("utf-8")
+
+
+def test_the_window_keeps_message_bytes_and_parses_them_back() -> None:
+    """An entry is the message's bytes (few objects for the garbage collector); its trace parses back."""
+    window = FeedbackWindow(max_traces=10, max_bytes=10**6)
+    raw = b'\xef\xbb\xbf{"trace_id": "a", "question": "q\\ud800", "answer": "7 ng\xc3\xa0y"}'
+    window.remember(trace("a"), judged=False, raw=raw)
+    entry = window.get("a")
+    assert entry is not None and entry.raw is raw
+    assert entry.trace.question == "q\ufffd" and entry.trace.answer == "7 ngày"
+
+
 def test_remember_get_and_mark_judged() -> None:
     """A remembered trace comes back with its judged flag, which mark_judged sets."""
     window = FeedbackWindow(max_traces=10, max_bytes=10**6)
@@ -69,14 +83,14 @@ def test_count_cap_keeps_the_newest(max_traces: int) -> None:
 
 def test_byte_cap_bounds_memory() -> None:
     """Pushing ten times what fits keeps the approximate size under the byte cap, with fewer entries."""
-    one = approx_bytes(trace("x"))
+    one = approx_bytes(_raw(trace("x")))
     max_bytes = 20 * one
     window = FeedbackWindow(max_traces=1000, max_bytes=max_bytes)
     for i in range(200):
         window.remember(trace(f"t{i}"), judged=False)
     assert window.nbytes <= max_bytes
     assert 0 < len(window) <= 20
-    assert window.nbytes == sum(approx_bytes(e.trace) for e in (window.get(f"t{i}") for i in range(200)) if e)
+    assert window.nbytes == sum(e.nbytes for e in (window.get(f"t{i}") for i in range(200)) if e)
 
 
 def test_get_refreshes_recency() -> None:
@@ -101,7 +115,7 @@ def test_remembering_again_replaces_without_double_counting() -> None:
 
 def test_a_trace_bigger_than_the_cap_is_not_kept() -> None:
     """A single trace over the byte cap is refused instead of flushing the window."""
-    window = FeedbackWindow(max_traces=5, max_bytes=approx_bytes(trace("small")) * 3)
+    window = FeedbackWindow(max_traces=5, max_bytes=approx_bytes(_raw(trace("small"))) * 3)
     window.remember(trace("small"), judged=False)
     assert not window.remember(trace("huge", text="x" * 100_000), judged=False)
     assert window.get("small") is not None and window.get("huge") is None
@@ -116,9 +130,9 @@ def test_zero_traces_switches_the_window_off() -> None:
 
 def test_size_estimate_grows_with_text_and_chunks() -> None:
     """Longer text and more chunks make a bigger estimate; CJK text costs more per character."""
-    assert approx_bytes(trace("a", chunks=5)) > approx_bytes(trace("a", chunks=1))
-    assert approx_bytes(trace("a", text="y" * 2000)) > approx_bytes(trace("a", text="y" * 200))
-    assert approx_bytes(trace("a", text="退" * 500)) > approx_bytes(trace("a", text="t" * 500))
+    assert approx_bytes(_raw(trace("a", chunks=5))) > approx_bytes(_raw(trace("a", chunks=1)))
+    assert approx_bytes(_raw(trace("a", text="y" * 2000))) > approx_bytes(_raw(trace("a", text="y" * 200)))
+    assert approx_bytes(_raw(trace("a", text="退" * 500))) > approx_bytes(_raw(trace("a", text="t" * 500)))
 
 
 def test_unknown_trace_feedback_is_an_outcome_not_an_error(tmp_path: Path) -> None:
