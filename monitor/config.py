@@ -32,7 +32,9 @@ from monitor.trace import DEFAULT_MAX_MESSAGE_BYTES
 ENV_PREFIX = "RAGMON_"
 JUDGE_KEY_ENV = "RAGMON_JUDGE_API_KEY"
 PII_KEY_ENV = "RAGMON_PII_KEY"  # the key of PII pseudonyms in identifiers; share it between replicas
-_SECRET_ENVS = (JUDGE_KEY_ENV, PII_KEY_ENV)
+OTLP_TOKEN_ENV = "RAGMON_OTLP_TOKEN"  # noqa: S105 - the variable's name; the otlp:// receiver's token
+OTLP_EXPORT_HEADERS_ENV = "RAGMON_OTLP_EXPORT_HEADERS"  # "name=value,...", as OTEL_EXPORTER_OTLP_HEADERS
+_SECRET_ENVS = (JUDGE_KEY_ENV, PII_KEY_ENV, OTLP_TOKEN_ENV, OTLP_EXPORT_HEADERS_ENV)
 DEFAULT_METRICS_PORT = 9108
 DEFAULT_SHUTDOWN_DEADLINE_S = 10.0
 DEFAULT_MAX_INFLIGHT = 512
@@ -89,6 +91,26 @@ class JudgeSettings(_Section):
     embeddings_input: Literal["prefix", "input_type", "raw"] = "prefix"  # see monitor.embeddings
 
 
+class OtlpSettings(_Section):
+    """OpenTelemetry: the ``otlp://`` receiver, OTLP on Kafka, and evaluation results out."""
+
+    token: SecretStr | None = None  # from RAGMON_OTLP_TOKEN only; when set, requests need "Bearer <token>"
+    max_request_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)  # a request body, before inflating
+    queue_requests: int = Field(default=64, ge=1)  # requests waiting for the loop; past it: 503, retry
+    settle_s: float = Field(default=5.0, gt=0)  # a trace whose root span never comes is handed on after
+    export_url: str | None = None  # OTLP/HTTP traces endpoint for gen_ai.evaluation.result events
+    export_headers: dict[str, SecretStr] = Field(default_factory=dict)  # from RAGMON_OTLP_EXPORT_HEADERS
+    export_timeout_s: float = Field(default=10.0, gt=0)
+    export_every: Literal["judged", "flagged", "all"] = "judged"  # which traces' results are exported
+
+    @field_validator("export_url")
+    @classmethod
+    def _export_url_is_http(cls, value: str | None) -> str | None:
+        if value is not None and urlsplit(value).scheme not in ("http", "https"):
+            raise ValueError("must be an http(s):// URL, e.g. http://collector:4318/v1/traces")
+        return value
+
+
 class Settings(BaseSettings):
     """Everything the daemon, replay and review commands need; frozen after start."""
 
@@ -122,6 +144,7 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = "auto"
     kafka: KafkaSettings = KafkaSettings()
     judge: JudgeSettings = JudgeSettings()
+    otlp: OtlpSettings = OtlpSettings()
 
     @model_validator(mode="after")
     def _sections_need_golden(self) -> Settings:
@@ -133,7 +156,7 @@ class Settings(BaseSettings):
     @classmethod
     def _source_not_empty(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("must name a file, '-', 'sample' or a kafka:// URL")
+            raise ValueError("must name a file, '-', 'sample', a kafka:// or an otlp:// URL")
         return value
 
     @classmethod
@@ -165,10 +188,29 @@ def load_settings(
     pii_key = environ.get(PII_KEY_ENV)
     if pii_key:
         merged["pii_key"] = pii_key
+    otlp_secrets = _otlp_secrets(environ)
+    if otlp_secrets:
+        merged["otlp"] = {**merged.get("otlp", {}), **otlp_secrets}
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, config_file)) from exc
+
+
+def _otlp_secrets(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The receiver's token and the exporter's headers, from their environment variables only."""
+    out: dict[str, Any] = {}
+    if environ.get(OTLP_TOKEN_ENV):
+        out["token"] = environ[OTLP_TOKEN_ENV]
+    headers = environ.get(OTLP_EXPORT_HEADERS_ENV, "")
+    pairs = [item.partition("=") for item in headers.split(",") if item.strip()]
+    if any(not sep or not name.strip() for name, sep, _ in pairs):
+        raise ConfigError(
+            f"{OTLP_EXPORT_HEADERS_ENV}: expected name=value[,name=value], e.g. Authorization=Basic ..."
+        )
+    if pairs:
+        out["export_headers"] = {name.strip(): value.strip() for name, _, value in pairs}
+    return out
 
 
 def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -215,6 +257,11 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: judge.api_key must not be in a file; set {JUDGE_KEY_ENV} instead")
     if "pii_key" in data:
         raise ConfigError(f"{path}: pii_key must not be in a file; set {PII_KEY_ENV} instead")
+    otlp = data.get("otlp")
+    if isinstance(otlp, dict) and "token" in otlp:
+        raise ConfigError(f"{path}: otlp.token must not be in a file; set {OTLP_TOKEN_ENV} instead")
+    if isinstance(otlp, dict) and "export_headers" in otlp:
+        raise ConfigError(f"{path}: otlp.export_headers must not be in a file; set {OTLP_EXPORT_HEADERS_ENV}")
     return data
 
 
@@ -278,6 +325,10 @@ def masked(settings: Settings) -> dict[str, Any]:
     for url in ("url", "embeddings_url"):
         if judge[url]:
             judge[url] = mask_url_password(judge[url])
+    otlp = data["otlp"]
+    otlp["export_headers"] = {name: MASK for name in otlp["export_headers"]}
+    if otlp["export_url"]:
+        otlp["export_url"] = mask_url_password(otlp["export_url"])
     return data
 
 

@@ -233,7 +233,7 @@ class Engine:
         self.metrics.record_feedback(event.rating, late.outcome)
         log.debug("late_feedback", rating=event.rating, outcome=late.outcome)
         if late.trace is None or late.outcome == "not_negative":
-            self.source.ack(message.origin)
+            self.source.ack(message)
             return None
         return Item(late.trace, message.origin, preset=late.admission)
 
@@ -256,7 +256,7 @@ class Engine:
         self.summary.add(evaluation)
         if evaluation.flags:
             log.debug("trace_flagged", reasons=[flag.reason for flag in evaluation.flags])
-        self.source.ack(message.origin)
+        self.source.ack(message)
 
     def _reject(self, message: Message, reason: str, detail: str) -> None:
         """Dead-letter a message that was not counted as a trace."""
@@ -274,7 +274,7 @@ class Engine:
             log.error("dead_letter_failed", reason=reason, error=f"{type(exc).__name__}: {exc}")
             self._dead_letter_retry.append((message, reason, detail))
             return False
-        self.source.ack(message.origin)
+        self.source.ack(message)
         return True
 
     def _retry_dead_letters(self) -> None:

@@ -40,9 +40,12 @@ class Message:
 
     A source that decodes a container format itself (OTLP spans, a JSON array) and finds a part it
     cannot use hands it on with ``rejected`` = (reason, detail): the loop dead-letters it as it is.
+    ``encoding`` is set by a source that knows what the bytes are (the OTLP receiver reads the
+    content type): ``otlp_proto`` or ``otlp_json``; otherwise the reader tells by the bytes.
     """
 
     value: bytes
     origin: Origin
     key: bytes | None = None
     rejected: tuple[str, str] | None = None
+    encoding: str | None = None

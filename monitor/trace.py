@@ -24,6 +24,7 @@ from pydantic import (
 
 from monitor.decode import decode_json
 from monitor.exceptions import TraceError
+from monitor.peers import adapt, needs_adapting
 
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024
 
@@ -41,6 +42,7 @@ INVALID_REASONS = (
     "missing_answer",
     "wrong_type",
     "non_finite_score",
+    "otlp_invalid",
 )
 
 _ANSWER_ALIASES = ("generated_answer", "actual_output", "output", "response")
@@ -141,6 +143,10 @@ class Trace(BaseModel):
     feedback: Feedback | None = None
     language: str | None = None
     category: str | None = None
+    reference_answer: str | None = (
+        None  # the answer a reviewer expects (Ragas reference, DeepEval expected_output)
+    )
+    reference_contexts: tuple[str, ...] = ()  # the passages the reference answer comes from
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("retrieved_chunks", mode="before")
@@ -212,7 +218,12 @@ def validate_message(data: Any) -> Message:
     """Validate an already-decoded JSON value as a trace or a feedback event."""
     if not isinstance(data, dict):
         raise TraceError("not_object", f"expected a JSON object, got {_json_type(data)}")
-    model: type[Trace] | type[FeedbackEvent] = FeedbackEvent if data.get("type") == "feedback" else Trace
+    if data.get("type") == "feedback":
+        model: type[Trace] | type[FeedbackEvent] = FeedbackEvent
+    else:
+        model = Trace
+        if needs_adapting(data):
+            data = adapt(data)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

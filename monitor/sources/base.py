@@ -45,8 +45,8 @@ class Source(Protocol):
 
     def poll(self, max_records: int, timeout_s: float) -> list[Message]: ...
 
-    def ack(self, origin: Origin) -> None:
-        """Mark one message fully handled; thread-safe."""
+    def ack(self, message: Message) -> None:
+        """Mark one message (as ``poll`` returned it) fully handled; thread-safe."""
         ...
 
     def commit(self) -> None:

@@ -38,12 +38,12 @@ DLQ_MAX_BLOCK_MS = 10_000  # a missing dead-letter topic must not freeze the loo
 DLQ_MAX_REQUEST_BYTES = 2 * 1024 * 1024  # room for a capped rejected message, escaped or base64
 
 
-URL_OPTIONS = frozenset({"group"})
+URL_OPTIONS = frozenset({"group", "format"})
 
 
 @dataclass(frozen=True, slots=True)
 class KafkaURL:
-    """``kafka://host:port[,host:port]/topic?group=NAME``."""
+    """``kafka://host:port[,host:port]/topic?group=NAME[&format=json|otlp_proto|otlp_json]``."""
 
     bootstrap: tuple[str, ...]
     topic: str
@@ -232,7 +232,8 @@ class KafkaSource:
                 )
         return out
 
-    def ack(self, origin: Origin) -> None:
+    def ack(self, message: Message) -> None:
+        origin = message.origin
         if origin.topic is not None and origin.partition is not None and origin.offset is not None:
             self._tracker.done((origin.topic, origin.partition), origin.offset)
 

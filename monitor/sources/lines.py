@@ -133,7 +133,7 @@ class LineSource:
         if self._partial:
             self._take(self._partial + b"\n", out)
 
-    def ack(self, origin: Origin) -> None:
+    def ack(self, message: Message) -> None:
         return None  # a file has no position to persist
 
     def commit(self) -> None:

@@ -36,7 +36,7 @@ BAD_MESSAGES: list[tuple[bytes, str]] = [
     (b"\xff\xfe\x00garbage", "not_utf8"),
     (b'["a", "list"]', "not_object"),
     (b'{"trace_id": "no-answer", "question": "q?"}', "missing_answer"),
-    (b'{"question": "q?", "answer": "a."}', "missing_trace_id"),
+    (b'{"type": "feedback", "rating": "negative"}', "missing_trace_id"),
     (b'{"trace_id": "t", "question": "q", "answer": "a", "latency_ms": "slow"}', "wrong_type"),
 ]
 

@@ -128,12 +128,30 @@ def test_not_object(raw: bytes) -> None:
     assert _reason(raw) == "not_object"
 
 
-@pytest.mark.parametrize("field", ["trace_id", "question", "answer"])
+@pytest.mark.parametrize("field", ["question", "answer"])
 def test_missing_required_field(field: str) -> None:
     """Each required field has its own missing_* reason."""
     obj = {"trace_id": "t", "question": "q", "answer": "a"}
     del obj[field]
     assert _reason(_raw(obj)) == f"missing_{field}"
+
+
+@pytest.mark.parametrize("trace_id", [None, ""])
+def test_a_trace_without_an_id_gets_one_from_its_content(trace_id: str | None) -> None:
+    """No id is never a drop: ``peer-`` + 16 hex of the content, the same for the same content."""
+    obj: dict[str, object] = {"question": "q", "answer": "a", "contexts": ["c"]}
+    if trace_id is not None:
+        obj["trace_id"] = trace_id
+    first, again = parse_message(_raw(obj)), parse_message(_raw({**obj}))
+    other = parse_message(_raw({**obj, "answer": "b"}))
+    assert isinstance(first, Trace) and isinstance(again, Trace) and isinstance(other, Trace)
+    assert first.trace_id == again.trace_id != other.trace_id
+    assert len(first.trace_id) == len("peer-") + 16 and first.trace_id.startswith("peer-")
+
+
+def test_a_feedback_event_without_a_trace_id_is_rejected() -> None:
+    """Feedback must name the trace it is about: missing_trace_id."""
+    assert _reason(_raw({"type": "feedback", "rating": "negative"})) == "missing_trace_id"
 
 
 @pytest.mark.parametrize(
