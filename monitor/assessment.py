@@ -18,6 +18,7 @@ from monitor.judge.base import JudgeResult
 from monitor.message import Origin
 from monitor.metrics import Versions
 from monitor.numeric import NumericReport
+from monitor.reference import ReferenceCheck
 from monitor.sampling import Admission
 from monitor.signals import Signals
 from monitor.trace import Trace
@@ -35,6 +36,7 @@ class Assessment:
     golden: GoldenCheck | None
     sampling: Admission
     late: bool = False
+    reference: ReferenceCheck | None = None  # the trace's own reference answer, when it carries one
 
     @property
     def to_judge(self) -> bool:
@@ -51,6 +53,8 @@ class Assessment:
             yield from self.numeric.findings
         if self.golden is not None and self.golden.numeric is not None:
             yield from self.golden.numeric.findings
+        if self.reference is not None:
+            yield from self.reference.findings()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,7 @@ class Evaluation:
             "signals": a.signals.as_dict(),
             "numeric": a.numeric.as_dict() if a.numeric is not None else None,
             "golden": a.golden.as_dict() if a.golden is not None else None,
+            "reference": a.reference.as_dict() if a.reference is not None else None,
             "sampled": list(a.sampling.reasons),
             "scores": result.scores.as_dict() if result is not None else None,
             "judge": _judge_block(self.judgement),

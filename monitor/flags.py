@@ -82,15 +82,21 @@ def _numeric_unsupported(a: Assessment, j: Judgement | None) -> str | None:
 
 
 def _numeric_missing(a: Assessment, j: Judgement | None) -> str | None:
-    missing = a.golden.numeric_missing if a.golden is not None else []
-    return f"{_golden_name(a)} expects {_listing(missing)}; the answer does not say it" if missing else None
+    details = []
+    if a.golden is not None and (missing := a.golden.numeric_missing):
+        details.append(f"{_golden_name(a)} expects {_listing(missing)}; the answer does not say it")
+    if a.reference is not None and (missing := a.reference.numeric_missing):
+        details.append(f"the trace's reference answer says {_listing(missing)}; the answer does not")
+    return "; ".join(details) or None
 
 
 def _numeric_out_of_source(a: Assessment, j: Judgement | None) -> str | None:
-    outside = a.golden.numeric_out_of_source if a.golden is not None else []
-    return (
-        f"answer says {_listing(outside)}; the sections {_golden_name(a)} expects do not" if outside else None
-    )
+    details = []
+    if a.golden is not None and (outside := a.golden.numeric_out_of_source):
+        details.append(f"answer says {_listing(outside)}; the sections {_golden_name(a)} expects do not")
+    if a.reference is not None and (outside := a.reference.numeric_out_of_source):
+        details.append(f"answer says {_listing(outside)}; the trace's reference contexts do not")
+    return "; ".join(details) or None
 
 
 def _should_abstain(a: Assessment, j: Judgement | None) -> str | None:

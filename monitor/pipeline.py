@@ -28,6 +28,7 @@ from monitor.logging import throttled
 from monitor.message import Origin
 from monitor.metrics import Metrics
 from monitor.numeric import NumericRules
+from monitor.reference import check_reference
 from monitor.sampler import Sampler
 from monitor.sampling import Admission
 from monitor.signals import compute_signals
@@ -152,13 +153,16 @@ class Pipeline:
     def _assessment(self, item: Item, numeric: Any, golden: GoldenCheck | None) -> Assessment:
         trace = item.trace
         signals = compute_signals(trace)
+        reference = check_reference(self.numeric, trace) if trace.reference_answer else None
         sampling = (
             item.preset
             if item.preset is not None
-            else self.sampler.decide(trace, signals, numeric, golden, item.raw)
+            else self.sampler.decide(trace, signals, numeric, golden, item.raw, reference)
         )
         versions = self.metrics.versions(trace.model_id, trace.prompt_version, trace.index_version)
-        return Assessment(trace, item.origin, signals, versions, numeric, golden, sampling, late=item.late)
+        return Assessment(
+            trace, item.origin, signals, versions, numeric, golden, sampling, item.late, reference
+        )
 
     async def judge(self, a: Assessment) -> Judgement:
         """Score a sampled trace; a failure becomes the judgement's error, never an exception."""

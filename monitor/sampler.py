@@ -12,6 +12,7 @@ from monitor.budget import EventClock
 from monitor.feedback_window import FeedbackWindow, LateFeedback, handle_late_feedback
 from monitor.golden import GoldenCheck
 from monitor.numeric import NumericReport
+from monitor.reference import ReferenceCheck
 from monitor.sampling import Admission, SamplingPolicy, TraceSignals
 from monitor.signals import Signals
 from monitor.trace import FeedbackEvent, Trace
@@ -34,12 +35,15 @@ class Sampler:
         numeric: NumericReport | None,
         golden: GoldenCheck | None,
         raw: bytes | None = None,
+        reference: ReferenceCheck | None = None,
     ) -> Admission:
         """The policy's decision for one trace (spends budget when it is judged); ``raw`` is the
-        message the trace came in, kept for late feedback."""
+        message the trace came in, kept for late feedback; a failed reference check counts as a
+        numeric finding, like a failed golden one."""
         if self.clock is not None:
             self.clock.observe(trace.timestamp)
         golden_numeric = golden is not None and golden.numeric is not None and not golden.numeric.passed
+        golden_numeric = golden_numeric or (reference is not None and not reference.passed)
         inputs = TraceSignals(
             negative_feedback=signals.feedback == "negative",
             no_citation=not signals.citations_present,
