@@ -127,6 +127,9 @@ class RecordReader:
             and all(isinstance(d, dict) for d in data["data"])
         ):
             yield from self._records(message, data["data"])
+        elif isinstance(data, list) and not any(isinstance(d, dict) for d in data):
+            detail = f"a JSON array of {len(data)} elements, none of them an object"
+            yield Assembled(_rejected(message, TraceError("not_object", detail)), (message,))
         elif isinstance(data, list):
             yield from self._records(message, data)
         else:

@@ -19,6 +19,8 @@ The root span's id is kept (``metadata.otel.span_id``) so evaluation results can
 
 from __future__ import annotations
 
+import base64
+import binascii
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -159,7 +161,15 @@ def spans_from_json(raw: bytes | Mapping[str, Any]) -> list[Span]:
 
 
 def _hex_id(value: Any) -> str:
-    return str(value or "").lower()
+    """An id as lowercase hex: OTLP/JSON writes hex; protobuf's own JSON mapping (``MessageToJson``)
+    writes base64, which some bridges pass on: 16- and 8-byte ids are 24 and 12 base64 characters."""
+    text = str(value or "")
+    if len(text) in (12, 24) and text.endswith("="):
+        try:
+            return base64.b64decode(text, validate=True).hex()
+        except (binascii.Error, ValueError):
+            pass
+    return text.lower()
 
 
 def _json_attributes(items: Any) -> dict[str, Any]:
