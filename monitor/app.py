@@ -25,6 +25,7 @@ from monitor.budget import EventClock
 from monitor.config import Settings
 from monitor.dead_letter import DeadLetterFormat
 from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
+from monitor.evaluation_export import EvaluationExporter
 from monitor.exceptions import ConfigError
 from monitor.feedback_window import FeedbackWindow
 from monitor.flags import FlagRules, thresholds_by_metric
@@ -99,6 +100,7 @@ async def running(
         review = ReviewSink(store, metrics, thresholds_by_metric(flags))
         stack.push_async_callback(review.aclose, settings.shutdown_deadline_s)
         sinks: list[SinkLike] = [*_results(settings, scrubber, stack, replay), review]
+        sinks += _exporter(settings, metrics, flags, scrubber, stack)
         clock = EventClock() if replay else None
         policy = SamplingPolicy.load(packs, settings.sample_all, clock or time.monotonic, metrics)
         sampler = Sampler(
@@ -214,6 +216,23 @@ async def _judge(
     llm = LLMJudge(client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance)
     stack.push_async_callback(llm.aclose)
     return llm, lambda: client.circuit_open
+
+
+def _exporter(
+    settings: Settings, metrics: Metrics, flags: FlagRules, scrubber: Scrubber, stack: AsyncExitStack
+) -> list[SinkLike]:
+    """The OTLP exporter of evaluation results when ``otlp.export_url`` is set."""
+    o = settings.otlp
+    if o.export_url is None:
+        return []
+    exporter = EvaluationExporter(
+        o.export_url, metrics, thresholds_by_metric(flags), signal=o.export_signal, every=o.export_every,
+        headers={k: v.get_secret_value() for k, v in o.export_headers.items()},
+        timeout_s=o.export_timeout_s, scrubber=scrubber,
+    )  # fmt: skip
+    stack.callback(exporter.close, settings.shutdown_deadline_s)
+    log.info("evaluation_export", url=exporter.url, signal=o.export_signal, every=o.export_every)
+    return [exporter]
 
 
 def _results(settings: Settings, scrubber: Scrubber, stack: AsyncExitStack, replay: bool) -> list[SinkLike]:

@@ -98,7 +98,8 @@ class OtlpSettings(_Section):
     max_request_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)  # a request body, before inflating
     queue_requests: int = Field(default=64, ge=1)  # requests waiting for the loop; past it: 503, retry
     settle_s: float = Field(default=5.0, gt=0)  # a trace whose root span never comes is handed on after
-    export_url: str | None = None  # OTLP/HTTP traces endpoint for gen_ai.evaluation.result events
+    export_url: str | None = None  # OTLP/HTTP endpoint for gen_ai.evaluation.result events (base or full)
+    export_signal: Literal["spans", "logs"] = "spans"  # span events on a child span, or OTel log events
     export_headers: dict[str, SecretStr] = Field(default_factory=dict)  # from RAGMON_OTLP_EXPORT_HEADERS
     export_timeout_s: float = Field(default=10.0, gt=0)
     export_every: Literal["judged", "flagged", "all"] = "judged"  # which traces' results are exported
@@ -107,7 +108,7 @@ class OtlpSettings(_Section):
     @classmethod
     def _export_url_is_http(cls, value: str | None) -> str | None:
         if value is not None and urlsplit(value).scheme not in ("http", "https"):
-            raise ValueError("must be an http(s):// URL, e.g. http://collector:4318/v1/traces")
+            raise ValueError("must be an http(s):// URL, e.g. http://collector:4318")
         return value
 
 

@@ -220,6 +220,11 @@ class Metrics:
             "dead_letter_errors", "Rejected messages the dead-letter sink failed to write."
         )
         self.review_upserts = c("review_upserts", "Cases written to the review store.", ["outcome"])
+        self.evaluation_exports = c(
+            "evaluation_exports",
+            "Evaluation results exported over OTLP: sent, dropped (queue full) or failed (endpoint).",
+            ["outcome"],
+        )
 
     def _histograms(self) -> None:
         h = self._histogram

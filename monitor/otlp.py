@@ -221,6 +221,8 @@ def trace_from_spans(spans: Sequence[Span]) -> dict[str, Any]:
         "retrieved_chunks": [chunk for s in ordered for chunk in _documents(s)],
         "timestamp": datetime.fromtimestamp(root.start_ns / 1e9, UTC).isoformat() if root.start_ns else None,
         "model_id": _first(_model(s) for s in ordered),
+        "prompt_version": _first(_version(s, PROMPT_VERSION_KEYS, "prompt_version") for s in ordered),
+        "index_version": _first(_version(s, INDEX_VERSION_KEYS, "index_version") for s in ordered),
         "usage": _first(_usage(s) for s in ordered) or {},
         "conversation_id": _first(_text(s.attributes.get("session.id")) for s in ordered),
         "metadata": {"otel": {"span_id": root.span_id, "service": root.resource.get("service.name")}},
@@ -420,6 +422,21 @@ def _model(span: Span) -> str | None:
             "langfuse.observation.model.name",
         )
     )
+
+
+PROMPT_VERSION_KEYS = ("ragmon.prompt_version", "llm.prompt_template.version", "gen_ai.prompt.version")
+INDEX_VERSION_KEYS = ("ragmon.index_version",)
+
+
+def _version(span: Span, keys: Sequence[str], field: str) -> str | None:
+    """A version label from its span attribute, else from OpenInference's ``metadata`` JSON object."""
+    a = span.attributes
+    found = _first_text(_text(a.get(k)) for k in keys)
+    if found is None:
+        meta = _json(a.get("metadata"))
+        if isinstance(meta, dict) and isinstance(meta.get(field), str | int):
+            found = str(meta[field])
+    return found
 
 
 def _usage(span: Span) -> dict[str, int] | None:

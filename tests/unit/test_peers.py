@@ -119,3 +119,21 @@ def test_a_broken_element_in_an_array_is_dead_lettered_alone(tmp_path: Path) -> 
         except TraceError as exc:
             outcomes.append(exc.reason)
     assert outcomes == ["Trace", "missing_answer", "Trace"]
+
+
+def test_span_attributes_carry_prompt_and_index_versions() -> None:
+    """OpenInference's prompt template version and ``metadata`` JSON, or ragmon.* attributes, give the
+    trace its version labels, so live MRR by index version works for OTLP traffic too."""
+    from monitor.otlp import Span, trace_from_spans
+
+    root = Span(
+        "ab" * 16, "cd" * 8, "", "rag", 1, {"input.value": "q?", "output.value": "a.",
+                                            "metadata": '{"index_version": "kb-7", "user": "u1"}'},
+    )  # fmt: skip
+    llm = Span("ab" * 16, "ef" * 8, "cd" * 8, "llm", 2, {"llm.prompt_template.version": "answer-v4"})
+    record = trace_from_spans([llm, root])
+    assert record["prompt_version"] == "answer-v4" and record["index_version"] == "kb-7"
+    tagged = Span("ab" * 16, "cd" * 8, "", "rag", 1, {"input.value": "q?", "output.value": "a.",
+                                                    "ragmon.index_version": "kb-8"})  # fmt: skip
+    assert trace_from_spans([tagged])["index_version"] == "kb-8"
+    assert "prompt_version" not in trace_from_spans([tagged])
