@@ -165,6 +165,7 @@ class Lexicon:
         self.prefixes: dict[str, str] = {}
         self.multipliers: dict[str, tuple[Decimal, str | None]] = {}
         self.words: dict[str, Decimal] = {}
+        self.phrase = _PhraseTables()
         self._unit_forms: dict[str, str] = {}
         self._mult_forms: dict[str, str] = {}
         self._prefix_heads: dict[str, str] = {}
@@ -174,10 +175,13 @@ class Lexicon:
         for pack in packs:
             self._add(pack, claims)
             rules.extend(IgnoreRule.compile(model, pack) for model in pack.model.ignore)
+        self.phrase.ambiguous = frozenset(form for form in self.words if form in self.units)
         self.fast_scanner = re.compile(self._scanner_pattern(fast=True))
         self.scanner = re.compile(self._scanner_pattern(fast=False))
         self.prefix_split = re.compile(rf"(?i:{trie_pattern(dict.fromkeys(self.prefixes, ''))})\s*")
         self.multiplier_words = re.compile(f"(?i:{trie_pattern(self._mult_forms)})")
+        self.phrase_tokens = re.compile(f"(?i:{trie_pattern(dict.fromkeys(self.phrase.kinds, ''))})")
+        self.tail = re.compile(self._tail_pattern())
         known = {
             *self.units.values(),
             *self.prefixes.values(),
@@ -193,19 +197,39 @@ class Lexicon:
         """Tell whether an ignore rule (a date, a weekday) covers the candidate ``text[start:end]``."""
         return self._ignore.covers(text, start, end, unit)
 
+    def read_words(self, text: str) -> tuple[Decimal, int, str | None] | None:
+        """Read a spelled number at the start of ``text`` ("hai mươi lăm", "twenty-five", "一点六五").
+
+        Returns the value, where the number ends in ``text`` and the default unit of a scale word in
+        it ("ba trăm nghìn" is VND), or None when no number word starts ``text``.
+        """
+        tokens = [(match.group().casefold(), match.end()) for match in self.phrase_tokens.finditer(text)]
+        first = self.phrase_tokens.match(text)
+        return self.phrase.read(tokens) if first is not None else None
+
     def _scanner_pattern(self, *, fast: bool) -> str:
         heads = {str(digit): f"(?<!{_NOT_BEFORE_DIGITS}.){_DIGITS_REST}" for digit in range(10)}
-        number = (
-            f"[0-9]{_DIGITS_REST}" if fast else f"(?:[0-9]{_DIGITS_REST}|{trie_pattern(self._word_heads)})"
-        )
+        words = f"{trie_pattern(self._word_heads)}{self._phrase_rest()}"
+        number = f"[0-9]{_DIGITS_REST}" if fast else f"(?:[0-9]{_DIGITS_REST}|{words})"
         for form, tail in self._prefix_heads.items():
             if not (fast and form[0].isalpha()):
                 heads[form] = rf"{tail}\s*{number}"
-        if not fast:
-            heads.update(self._word_heads)
+        start = trie_pattern(heads) if fast else f"(?:{trie_pattern(heads)}|{words})"
+        return start + self._tail_pattern()
+
+    def _tail_pattern(self) -> str:
         mult = f"(?i:{trie_pattern(self._mult_forms)})"
         unit = f"(?i:{trie_pattern(self._unit_forms)})"
-        return f"{trie_pattern(heads)}(?P<mult>(?:{_SEP}{mult})*)(?:{_SEP}(?P<unit>{unit}))?"
+        return f"(?P<mult>(?:{_SEP}{mult})*)(?:{_SEP}(?P<unit>{unit}))?"
+
+    def _phrase_rest(self) -> str:
+        """What may follow a spelled number's first word: more number words, a decimal part, a fraction."""
+        p = self.phrase
+        more, joiner = f"(?i:{trie_pattern(p.more_forms)})", f"(?i:{trie_pattern(p.joiner_forms)})"
+        decimal, fraction = f"(?i:{trie_pattern(p.decimal_forms)})", f"(?i:{trie_pattern(p.fraction_forms)})"
+        return (
+            f"(?:{_SEP}(?:{joiner}{_SEP})?{more})*(?:{_SEP}{decimal}(?:{_SEP}{more})+)?(?:{_SEP}{fraction})?"
+        )
 
     def _add(self, pack: Pack, claims: _Claims) -> None:
         model = pack.model
@@ -223,10 +247,117 @@ class Lexicon:
             claims.claim("multiplier", key(word), (mult.value, mult.unit), pack, f"multipliers.{word}")
             self.multipliers[key(word)] = (mult.value, mult.unit)
             self._mult_forms[key(word)] = _after(key(word), pack.letter_class)
+        # In scripts without spaces a spelled number runs on ("二十五天"): the run is read whole.
+        after = f"(?!{pack.word_class})" if model.word_boundaries else ""
         for word, value in model.number_words.items():
             claims.claim("head", key(word), f"number {value}", pack, f"number_words.{word}")
             self.words[key(word)] = value
-            _add_head(self._word_heads, key(word), pack.word_class, f"(?!{pack.word_class})")
+            _add_head(self._word_heads, key(word), pack.word_class, after)
+        for word, value in model.scales.items():
+            claims.claim("head", key(word), f"scale {value}", pack, f"scales.{word}")
+            _add_head(self._word_heads, key(word), pack.word_class, after)
+        self.phrase.add(pack, after)
+
+
+_Kind = tuple[str, Decimal, str | None]  # (atom | scale | more | joiner | decimal | fraction, value, unit)
+
+
+@dataclass(slots=True)
+class _PhraseTables:
+    """The words of spelled numbers, and the reader that turns a run of them into one value.
+
+    Values combine as people say them: a scale word multiplies the smaller amounts said just before
+    it ("hai trăm năm mươi nghìn" = (2 x 100 + 5 x 10) x 1000, "二千五百万" = 25 000 000); two number
+    words in a row add only when the second is below the first's last place ("mười hai", "twenty
+    five", but not "một năm", which is one year); a word that is also a unit ("năm": five, year)
+    is a number there only when a scale word follows it.
+    """
+
+    kinds: dict[str, _Kind] = field(default_factory=dict)
+    more_forms: dict[str, str] = field(default_factory=dict)
+    joiner_forms: dict[str, str] = field(default_factory=dict)
+    decimal_forms: dict[str, str] = field(default_factory=dict)
+    fraction_forms: dict[str, str] = field(default_factory=dict)
+    ambiguous: frozenset[str] = frozenset()
+
+    def add(self, pack: Pack, after: str) -> None:
+        """Add one pack's number words, scales, multipliers, joiners, decimal points and fractions."""
+        m = pack.model
+        tables: list[tuple[str, dict[str, Decimal | None], dict[str, str]]] = [
+            ("atom", dict(m.number_words), self.more_forms),
+            ("scale", dict(m.scales), self.more_forms),
+            ("scale", {word: mult.value for word, mult in m.multipliers.items()}, self.more_forms),
+            ("more", dict(m.continuations), self.more_forms),
+            ("joiner", dict.fromkeys(m.joiners), self.joiner_forms),
+            ("decimal", dict.fromkeys(m.decimal_words), self.decimal_forms),
+            ("fraction", dict(m.fractions), self.fraction_forms),
+        ]
+        for kind, words, forms in tables:
+            for word, value in words.items():
+                form = key(word)
+                unit = m.multipliers[word].unit if word in m.multipliers else None
+                self.kinds.setdefault(form, (kind, value if value is not None else Decimal(0), unit))
+                forms[form] = after if form[-1].isalpha() else ""
+
+    def read(self, tokens: Sequence[tuple[str, int]]) -> tuple[Decimal, int, str | None] | None:
+        """Combine ``(word, end)`` tokens into ``(value, end of the last word read, default unit)``."""
+        stack: list[Decimal] = []
+        end, unit, previous, decimals = 0, None, "", ""
+        for index, (form, stop) in enumerate(tokens):
+            kind, value, scale_unit = self.kinds[form]
+            following = self.kinds[tokens[index + 1][0]][0] if index + 1 < len(tokens) else ""
+            if decimals or previous == "decimal":
+                if kind not in ("atom", "more") or value >= 10:
+                    break
+                decimals, end = decimals + str(int(value)), stop
+            elif kind in ("joiner", "decimal"):
+                if not stack or following not in ("atom", "more", "scale"):
+                    break
+            elif kind == "fraction":
+                if not stack:
+                    break
+                stack.append(value)
+                end = stop
+                break
+            elif kind == "scale":
+                below = Decimal(0)
+                while stack and stack[-1] < value:
+                    below += stack.pop()
+                stack.append((below or 1) * value)
+                unit, end = scale_unit or unit, stop
+            else:  # atom or continuation
+                if not self._adds(stack, previous, kind, form, value, following):
+                    break
+                if previous == "atom" or previous == "more":
+                    stack[-1] += value
+                else:
+                    stack.append(value)
+                end = stop
+            previous = kind
+        if not stack:
+            return None
+        total = sum(stack, Decimal(0)) + (Decimal("0." + decimals) if decimals else Decimal(0))
+        return total, end, unit
+
+    def _adds(
+        self, stack: list[Decimal], previous: str, kind: str, form: str, value: Decimal, following: str
+    ) -> bool:
+        """Tell whether a number word continues the number read so far (see the class docstring)."""
+        if not stack:
+            return kind == "atom"
+        if form in self.ambiguous and previous != "joiner" and following != "scale":
+            return False
+        return value < _place(stack[-1])
+
+
+def _place(value: Decimal) -> Decimal:
+    """The lowest nonzero place of a whole number: 20 -> 10, 500 -> 100, 12 -> 1."""
+    place = Decimal(1)
+    number = int(value)
+    while number and number % 10 == 0:
+        number //= 10
+        place *= 10
+    return place if value == value.to_integral_value() and value else Decimal(1)
 
 
 def _add_head(heads: dict[str, str], form: str, boundary: str | None, tail: str) -> None:

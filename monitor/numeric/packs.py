@@ -98,6 +98,11 @@ class PackModel(_Strict):
     prefix_units: dict[UnitId, list[Word]] = {}
     multipliers: dict[Word, MultiplierModel] = {}
     number_words: dict[Word, Annotated[Decimal, Field(ge=0)]] = {}
+    scales: dict[Word, Annotated[Decimal, Field(gt=0)]] = {}
+    continuations: dict[Word, Annotated[Decimal, Field(ge=0)]] = {}
+    joiners: list[Word] = []
+    decimal_words: list[Word] = []
+    fractions: dict[Form, Annotated[Decimal, Field(gt=0, lt=1)]] = {}
     ignore: list[IgnoreModel] = []
 
 
@@ -123,7 +128,9 @@ class Pack:
         """Class of characters a number word may not touch (letters, or the pack's numeral characters)."""
         if self.model.word_boundaries:
             return LETTER
-        chars = sorted({char for word in self.model.number_words for char in key(word)})
+        model = self.model
+        words = [*model.number_words, *model.scales, *model.continuations, *model.joiners]
+        chars = sorted({char for word in words for char in key(word)})
         return "[" + "".join(re.escape(char) for char in chars) + "]" if chars else r"(?!)"
 
 

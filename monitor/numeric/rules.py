@@ -19,8 +19,8 @@ DEFAULT_CONTEXT_CACHE = 4096  # distinct chunk texts remembered: the same policy
 
 _Amount = tuple[Decimal, str]  # (value, canonical unit): what equality of quantities means
 _Hit = tuple[int, int, Decimal, str]  # (start, end, value, unit) in the scanned text
+_Read = tuple[_Amount | None, int]  # what a scanner match means, and how many of its characters it takes
 _AMOUNT_MEMO = 65536  # matched texts whose amount is remembered (a match's amount depends on its text only)
-_UNREAD: _Amount = (Decimal(0), "")  # sentinel: not in the memo yet
 
 
 class NumericRules:
@@ -36,7 +36,7 @@ class NumericRules:
         self.languages = tuple(pack.model.language for pack in packs)
         self._context_amounts = functools.lru_cache(maxsize=context_cache)(self._fast_amounts)
         self._context_all_amounts = functools.lru_cache(maxsize=context_cache)(self._all_amounts)
-        self._amounts: dict[str, _Amount | None] = {}  # matched text -> amount; the same "7 ngày" recurs
+        self._amounts: dict[str, _Read] = {}  # matched text -> amount; the same "7 ngày" recurs
 
     @classmethod
     def load(
@@ -96,50 +96,65 @@ class NumericRules:
         )
 
     def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
-        """Yield the quantities a scanner finds in normalized ``text``, dates and weekdays left out."""
-        ignored, memo = self._lexicon.ignored, self._amounts
-        for match in scanner.finditer(text):
-            written = match.group()
-            amount = memo.get(written, _UNREAD)
-            if amount is _UNREAD:
-                amount = self._amount(match)
-                if len(memo) < _AMOUNT_MEMO:
-                    memo[written] = amount
-            if amount is not None and not ignored(text, match.start(), match.end(), amount[1]):
-                yield match.start(), match.end(), amount[0], amount[1]
+        """Yield the quantities a scanner finds in normalized ``text``, dates and weekdays left out.
 
-    def _amount(self, match: re.Match[str]) -> _Amount | None:
-        """Read value and canonical unit from a scanner match; None for a bare number."""
+        A spelled number may end before the scanner's match does ("một năm" is one year, not six):
+        scanning goes on from where the quantity really ended.
+        """
+        ignored, memo = self._lexicon.ignored, self._amounts
+        position = 0
+        while (match := scanner.search(text, position)) is not None:
+            written = match.group()
+            read = memo.get(written)
+            if read is None:
+                read = self._amount(match)
+                if len(memo) < _AMOUNT_MEMO:
+                    memo[written] = read
+            amount, length = read
+            start, end = match.start(), match.start() + length
+            position = max(end, start + 1)
+            if amount is not None and not ignored(text, start, end, amount[1]):
+                yield start, end, amount[0], amount[1]
+
+    def _amount(self, match: re.Match[str]) -> _Read:
+        """Read value and canonical unit from a scanner match (None for a bare number), and its length."""
+        start = match.start()
+        head = match.string[start : match.start("mult")]
         unit_text, mult_text = match.group("unit", "mult")
-        head = match.string[match.start() : match.start("mult")]
-        if (
-            unit_text is None
-            and not mult_text
-            and (head[0].isdigit() or head.casefold() in self._lexicon.words)
-        ):
-            return None  # only a written unit, scale word or currency sign makes a number a quantity
-        prefix_unit, value = self._head(head)
-        default_unit = None
+        prefix_unit, value, default_unit, used = self._head(head)
+        if used < len(head):  # a spelled number ended early: read its unit again from there
+            tail = self._lexicon.tail.match(match.string, start + used, match.end())
+            assert tail is not None  # noqa: S101 - the tail pattern matches the empty string
+            unit_text, mult_text = tail.group("unit", "mult")
+            match = tail
+        length = match.end() - start
+        if unit_text is None and not mult_text and prefix_unit is None and default_unit is None:
+            return None, length  # only a written unit, scale word or currency sign makes a quantity
         if mult_text:
             for word in self._lexicon.multiplier_words.findall(mult_text):
                 scale, scale_unit = self._lexicon.multipliers[word.casefold()]
                 value = canonical(value * scale)
                 default_unit = default_unit or scale_unit
         unit = prefix_unit or (self._lexicon.unit_of(unit_text) if unit_text else default_unit)
-        return None if unit is None else (value, unit)
+        return (None if unit is None else (canonical(value), unit)), length
 
-    def _head(self, head: str) -> tuple[str | None, Decimal]:
-        """Split a match's head into (currency written before the number, number value)."""
+    def _head(self, head: str) -> tuple[str | None, Decimal, str | None, int]:
+        """Split a match's head: (currency written before the number, value, a scale word's default
+        unit, how much of the head the number really takes)."""
         if head[0].isdigit():
-            return None, parse_number(head)
-        word = self._lexicon.words.get(head.casefold())
-        if word is not None:
-            return None, word
+            return None, parse_number(head), None, len(head)
         prefix = self._lexicon.prefix_split.match(head)
-        assert prefix is not None  # noqa: S101 - the scanner's other heads are prefix forms
+        if prefix is None:
+            words = self._lexicon.read_words(head)
+            assert words is not None  # noqa: S101 - the scanner's other heads are number words
+            value, used, unit = words
+            return None, value, unit, used
         number = head[prefix.end() :]
-        word = self._lexicon.words.get(number.casefold())
-        return self._lexicon.prefixes[key(prefix.group())], word if word is not None else parse_number(number)
+        prefix_unit = self._lexicon.prefixes[key(prefix.group())]
+        words = self._lexicon.read_words(number)
+        if words is not None:
+            return prefix_unit, words[0], None, prefix.end() + words[1]
+        return prefix_unit, parse_number(number), None, len(head)
 
 
 def _unique(quantities: Iterable[Quantity]) -> tuple[Quantity, ...]:

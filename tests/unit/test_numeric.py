@@ -146,6 +146,42 @@ def test_fabricated_or_dropped_qualifier_is_unsupported(
     assert [quantity.text for quantity in rules.check(answer, contexts).unsupported] == [flagged]
 
 
+@pytest.mark.parametrize(
+    ("answer", "source", "flagged"),
+    [
+        ("Gói có 3 GB data mỗi tháng.", "Gói cơ bản có 2 GB data mỗi tháng.", "3 GB"),
+        ("Your plan includes 3 GB of data.", "The plan includes 2 GB of data per month.", "3 GB"),
+        ("Hỗ trợ phản hồi trong 8 giờ.", "Yêu cầu được phản hồi trong 8 giờ làm việc.", "8 giờ"),
+        ("Refunds take 5 days.", "Refunds are issued within 5 business days.", "5 days"),
+        ("退款5天内到账。", "退款将在5个工作日内到账。", "5天"),
+        ("Bảo hành hai mươi tháng.", "Bảo hành mười hai tháng.", "hai mươi tháng"),
+        ("هزینه بیست و سه درصد است.", "هزینه سی و دو درصد است.", "بیست و سه درصد"),
+    ],
+)
+def test_other_unit_or_dropped_business_qualifier_is_out_of_source(
+    rules: NumericRules, answer: str, source: str, flagged: str
+) -> None:
+    """"3 GB" for a source's "2 GB", "8 giờ" for "8 giờ làm việc", spelled numbers: flagged both ways."""
+    assert [quantity.text for quantity in rules.check(answer, [source]).unsupported] == [flagged]
+    report = rules.check_reference(answer, source, [source])
+    assert [quantity.text for quantity in report.out_of_source] == [flagged]
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        ("Bảo hành 12 tháng.", "Bảo hành mười hai tháng."),
+        ("Lãi suất 1.65%.", "年利率为百分之一点六五。"),
+        ("You have 25 days.", "Customers have twenty-five days."),
+        ("ظرف ۲۳ روز.", "ظرف بیست و سه روز."),
+        ("30天内退货。", "三十天内可以退货。"),
+    ],
+)
+def test_spelled_numbers_in_context_support_digits(rules: NumericRules, answer: str, source: str) -> None:
+    """Compound and decimal number words in a chunk support the same amount written in digits."""
+    assert rules.check(answer, [source]).unsupported == ()
+
+
 def test_number_words_in_context_support_digits(rules: NumericRules) -> None:
     """A chunk writing "bảy ngày" supports an answer's "7 ngày" (the full re-read after the fast pass)."""
     assert rules.check("Trong 7 ngày.", ["Đổi trả trong bảy ngày."]).unsupported == ()
