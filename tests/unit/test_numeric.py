@@ -161,7 +161,7 @@ def test_fabricated_or_dropped_qualifier_is_unsupported(
 def test_other_unit_or_dropped_business_qualifier_is_out_of_source(
     rules: NumericRules, answer: str, source: str, flagged: str
 ) -> None:
-    """"3 GB" for a source's "2 GB", "8 giờ" for "8 giờ làm việc", spelled numbers: flagged both ways."""
+    """An answer's "3 GB" for the source's "2 GB", "8 giờ" for "8 giờ làm việc": flagged both ways."""
     assert [quantity.text for quantity in rules.check(answer, [source]).unsupported] == [flagged]
     report = rules.check_reference(answer, source, [source])
     assert [quantity.text for quantity in report.out_of_source] == [flagged]
