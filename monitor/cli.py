@@ -20,6 +20,7 @@ import yaml
 from monitor import __version__
 from monitor.config import Settings, config_summary, load_settings, masked
 from monitor.exceptions import ConfigError, RagmonError
+from monitor.gate.cli import add_parser as add_gate_parser
 from monitor.logging import configure_logging
 from monitor.review.cli import add_parser as add_review_parser
 from monitor.simulate import add_parser as add_simulate_parser
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(sub)
     add_review_parser(sub)
     add_simulate_parser(sub)
+    add_gate_parser(sub)
     return parser
 
 

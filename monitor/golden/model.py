@@ -34,6 +34,7 @@ class GoldenEntry:
     source: str | None = None
     language: str | None = None
     category: str | None = None
+    tags: tuple[str, ...] = ()  # free labels; ``scoring_only: true`` adds "scoring_only" (ragmon gate)
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,17 @@ def _entry(raw: Any, where: str, sections: Mapping[str, str]) -> GoldenEntry:
         source=_text(raw, ("source", "nguon"), where),
         language=_text(raw, ("language",), where),
         category=_text(raw, ("category",), where),
+        tags=_tags(raw, where),
     )
+
+
+def _tags(raw: dict[str, Any], where: str) -> tuple[str, ...]:
+    """``tags`` (a list of strings), plus "scoring_only" for ``scoring_only: true`` (kept out of tuning)."""
+    tags = _str_list(raw, ("tags",), where)
+    flag = raw.get("scoring_only", False)
+    if not isinstance(flag, bool):
+        raise ConfigError(f"{where}: field 'scoring_only' must be true or false")
+    return (*tags, "scoring_only") if flag and "scoring_only" not in tags else tags
 
 
 def _id(raw: dict[str, Any], where: str) -> str:

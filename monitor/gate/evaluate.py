@@ -1,0 +1,243 @@
+"""Score a run against the golden set, then check floors and the baseline (seed 000 sections 4-6).
+
+Per entry: hit@k, recall@k, MRR@k and nDCG@k of the expected sections, read from the chunks'
+``sections``; the numeric rule both ways (every number+unit of the expected answer in the answer, every
+one of the answer in the expected sections or the expected answer), without tolerance; abstention on
+unanswerable entries. Means are taken apart for the tuning entries and the scoring-only ones (tags in
+``scoring_only_tags``): floors and baseline drops are checked on the tuning means only, so the
+scoring-only entries never feed the figures thresholds are chosen from. Their per-entry rules still
+count: a wrong deadline is wrong in every split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from monitor.gate.model import (
+    EPSILON,
+    Check,
+    EntryResult,
+    GateConfig,
+    GateResult,
+    RunScore,
+)
+from monitor.gate.runs import Matcher, pair, read_run, versions
+from monitor.golden import AbstentionDetector, GoldenEntry, GoldenSet
+from monitor.golden.check import ReferenceRules
+from monitor.numeric import Quantity
+from monitor.numeric.model import json_number
+from monitor.retrieval import first_hit_rank, hit_at_k, ndcg_at_k, recall_at_k, reciprocal_rank
+from monitor.trace import Trace
+
+_SCORERS: dict[str, Callable[[Sequence[tuple[str, ...]], Sequence[str], int], float]] = {
+    "hit": lambda ranking, expected, k: float(hit_at_k(ranking, expected, k)),
+    "recall": recall_at_k,
+    "mrr": reciprocal_rank,
+    "ndcg": ndcg_at_k,
+}
+
+
+class Scorer:
+    """Scores runs against one golden set with one configuration; build once, score run and baseline."""
+
+    def __init__(
+        self,
+        golden: GoldenSet,
+        config: GateConfig,
+        numeric: ReferenceRules,
+        abstention: AbstentionDetector,
+        matcher: Callable[[], Matcher],
+    ) -> None:
+        self.golden, self.config = golden, config
+        self.numeric, self.abstention, self.matcher = numeric, abstention, matcher
+        self.metrics = config.all_metrics
+        self.scoring_tags = frozenset(config.scoring_only_tags)
+        self._rank_k = max(m.k for m in self.metrics) if self.metrics else 5
+
+    def is_scoring_only(self, entry: GoldenEntry) -> bool:
+        return not self.scoring_tags.isdisjoint(entry.tags)
+
+    def score(self, path: Path) -> RunScore:
+        """Read the run at ``path`` and score every golden entry (an unanswered entry fails)."""
+        traces = read_run(path)
+        pairing = pair(traces, self.golden, self.matcher)
+        entries = tuple(self._entry(e, pairing.traces.get(e.id)) for e in self.golden)
+        tuning = [e for e in entries if not e.scoring_only]
+        held = [e for e in entries if e.scoring_only]
+        return RunScore(
+            path=str(path),
+            versions=versions(traces),
+            entries=entries,
+            tuning_means=self._means(tuning),
+            scoring_only_means=self._means(held),
+            notes=pairing.notes,
+        )
+
+    def _means(self, entries: Sequence[EntryResult]) -> dict[str, float | None]:
+        measured = [e for e in entries if e.measured]
+        return {
+            m.key: (sum(e.metrics[m.key] for e in measured) / len(measured) if measured else None)
+            for m in self.metrics
+        }
+
+    def _entry(self, entry: GoldenEntry, trace: Trace | None) -> EntryResult:
+        scoring_only = self.is_scoring_only(entry)
+        if trace is None:
+            return EntryResult(
+                id=entry.id,
+                question=entry.question,
+                scoring_only=scoring_only,
+                answerable=entry.answerable,
+                trace_id=None,
+                answer=None,
+                first_hit_rank=None,
+                metrics={},
+                failures=(f"{entry.id}: no trace in the run answers it",),
+            )
+        ranking = self._ranking(entry, trace)
+        missing, outside, checked = self._numeric(entry, trace)
+        should_abstain = self.config.abstention and not entry.answerable
+        should_abstain = should_abstain and not self.abstention.abstains(trace.answer)
+        return EntryResult(
+            id=entry.id,
+            question=entry.question,
+            scoring_only=scoring_only,
+            answerable=entry.answerable,
+            trace_id=trace.trace_id,
+            answer=trace.answer,
+            first_hit_rank=first_hit_rank(ranking, entry.expected_sections, self._rank_k)
+            if ranking
+            else None,
+            metrics=self._metrics(ranking, entry.expected_sections) if ranking else {},
+            numeric_missing=missing,
+            numeric_out_of_source=outside,
+            numeric_checked=checked,
+            should_abstain=should_abstain,
+            failures=tuple(_failures(entry, missing, outside, should_abstain)),
+            notes=() if ranking or not entry.expected_sections else (_unmeasured(entry.id),),
+        )
+
+    def _ranking(self, entry: GoldenEntry, trace: Trace) -> list[tuple[str, ...]] | None:
+        """The retrieved chunks' sections in rank order; None when nothing is expected or labelled."""
+        chunks = trace.retrieved_chunks
+        if not entry.expected_sections or not any(c.sections for c in chunks):
+            return None
+        return [c.sections for c in chunks]
+
+    def _metrics(self, ranking: Sequence[tuple[str, ...]], expected: Sequence[str]) -> dict[str, float]:
+        return {m.key: _SCORERS[m.kind](ranking, expected, m.k) for m in self.metrics}
+
+    def _numeric(self, entry: GoldenEntry, trace: Trace) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+        """Expected numbers the answer lacks, and answer numbers neither the sections nor the expected
+        answer hold; only units in ``numeric.units`` count when it is set."""
+        rule = self.config.numeric
+        if not rule.enabled or not entry.answerable or entry.expected_answer is None:
+            return (), (), False
+        sources = (*entry.expected_sources_text, entry.expected_answer)
+        report = self.numeric.check_reference(trace.answer, entry.expected_answer, sources)
+        units = None if rule.units is None else frozenset(rule.units)
+        return _texts(report.missing, units), _texts(report.out_of_source, units), True
+
+
+def _texts(quantities: Iterable[Quantity], units: frozenset[str] | None) -> tuple[str, ...]:
+    return tuple(
+        q.text or f"{json_number(q.value)} {q.unit}" for q in quantities if units is None or q.unit in units
+    )
+
+
+def _unmeasured(entry_id: str) -> str:
+    return f"{entry_id}: retrieval not measured (no retrieved chunk carries section labels)"
+
+
+def _failures(
+    entry: GoldenEntry, missing: Sequence[str], outside: Sequence[str], should_abstain: bool
+) -> list[str]:
+    """Why an entry fails, one sentence each: "q01: answer says 30 ngày; expected 7 ngày"."""
+    out: list[str] = []
+    if missing and outside:
+        out.append(f"{entry.id}: answer says {', '.join(outside)}; expected {', '.join(missing)}")
+    elif missing:
+        out.append(f"{entry.id}: answer lacks {', '.join(missing)} (expected: {entry.expected_answer})")
+    elif outside:
+        where = ", ".join(entry.expected_sections) or "the expected answer"
+        out.append(f"{entry.id}: answer says {', '.join(outside)}, which {where} does not")
+    if should_abstain:
+        out.append(f"{entry.id}: unanswerable, but the answer does not abstain")
+    return out
+
+
+def check_floors(config: GateConfig, run: RunScore) -> list[Check]:
+    """One check per floor, on the tuning entries' means: "MRR@5 0.63 < 0.85" when it fails."""
+    checks = []
+    for metric in config.floor_metrics:
+        floor = config.floors[metric.key]
+        value = run.tuning_means.get(metric.key)
+        measured = sum(1 for e in run.entries if e.measured and not e.scoring_only)
+        if value is None:
+            message = f"{metric.label}: not measurable (no tuning entry's trace carries section labels)"
+            checks.append(Check("floor", metric, None, floor, passed=False, message=message))
+            continue
+        passed = value + EPSILON >= floor
+        sign = ">=" if passed else "<"
+        message = f"{metric.label} {value:.2f} {sign} {floor:g}"
+        checks.append(Check("floor", metric, value, floor, None, passed, measured, message))
+    return checks
+
+
+def check_baseline(config: GateConfig, run: RunScore, baseline: RunScore, golden_version: str) -> list[Check]:
+    """One check per reported metric: the candidate may not fall more than the tolerance below it."""
+    mismatch = _version_mismatch(baseline, golden_version)
+    checks = []
+    for metric in config.all_metrics:
+        tolerance = config.baseline.tolerance_of(metric)
+        value, base = run.tuning_means.get(metric.key), baseline.tuning_means.get(metric.key)
+        if mismatch:
+            passed = config.baseline.on_version_mismatch == "skip"
+            checks.append(Check("baseline", metric, value, tolerance, base, passed, message=mismatch))
+            continue
+        if value is None or base is None:
+            continue  # unmeasurable: its floor (if any) already fails
+        drop = base - value
+        passed = drop <= tolerance + EPSILON
+        message = f"{metric.label} {value:.2f} vs baseline {base:.2f}" + (
+            f": dropped {drop:.2f} > {tolerance:g}" if not passed else ""
+        )
+        checks.append(Check("baseline", metric, value, tolerance, base, passed, _count(run), message))
+    return checks
+
+
+def _count(run: RunScore) -> int:
+    return sum(1 for e in run.entries if e.measured and not e.scoring_only)
+
+
+def _version_mismatch(baseline: RunScore, golden_version: str) -> str:
+    recorded = baseline.versions.golden_version
+    if not recorded or recorded == (golden_version,):
+        return ""
+    return f"not compared: the baseline ran golden set {', '.join(recorded)}, this gate uses {golden_version}"
+
+
+def run_gate(scorer: Scorer, run_path: Path, baseline_path: Path | None = None) -> GateResult:
+    """Score the run (and the baseline), check floors and drops: the gate's whole verdict."""
+    run = scorer.score(run_path)
+    baseline = scorer.score(baseline_path) if baseline_path is not None else None
+    checks = check_floors(scorer.config, run)
+    if baseline is not None:
+        checks += check_baseline(scorer.config, run, baseline, scorer.golden.version)
+    notes = list(run.notes)
+    recorded = run.versions.golden_version
+    if recorded and recorded != (scorer.golden.version,):
+        notes.append(
+            f"the run recorded golden set {', '.join(recorded)}; this gate uses {scorer.golden.version}"
+        )
+    notes += [n for e in run.entries for n in e.notes]
+    return GateResult(
+        golden_version=scorer.golden.version,
+        golden_entries=len(scorer.golden),
+        config=scorer.config,
+        run=run,
+        baseline=baseline,
+        checks=tuple(checks),
+        notes=tuple(notes),
+    )
