@@ -12,6 +12,7 @@ count: a wrong deadline is wrong in every split.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from monitor.gate.model import (
@@ -24,8 +25,7 @@ from monitor.gate.model import (
 )
 from monitor.gate.runs import Matcher, pair, read_run, versions
 from monitor.golden import AbstentionDetector, GoldenEntry, GoldenSet
-from monitor.golden.check import ReferenceRules
-from monitor.numeric import Quantity
+from monitor.numeric import NumericRules, Quantity
 from monitor.numeric.model import json_number
 from monitor.retrieval import first_hit_rank, hit_at_k, ndcg_at_k, recall_at_k, reciprocal_rank
 from monitor.trace import Trace
@@ -45,7 +45,7 @@ class Scorer:
         self,
         golden: GoldenSet,
         config: GateConfig,
-        numeric: ReferenceRules,
+        numeric: NumericRules,
         abstention: AbstentionDetector,
         matcher: Callable[[], Matcher],
     ) -> None:
@@ -96,7 +96,7 @@ class Scorer:
                 failures=(f"{entry.id}: no trace in the run answers it",),
             )
         ranking = self._ranking(entry, trace)
-        missing, outside, checked = self._numeric(entry, trace)
+        figures = self._numeric(entry, trace)
         should_abstain = self.config.abstention and not entry.answerable
         should_abstain = should_abstain and not self.abstention.abstains(trace.answer)
         return EntryResult(
@@ -110,12 +110,13 @@ class Scorer:
             if ranking
             else None,
             metrics=self._metrics(ranking, entry.expected_sections) if ranking else {},
-            numeric_missing=missing,
-            numeric_out_of_source=outside,
-            numeric_checked=checked,
+            numeric_missing=figures.missing,
+            numeric_out_of_source=figures.outside,
+            numeric_checked=figures.checked,
+            numeric_sources_known=figures.sources_known,
             should_abstain=should_abstain,
-            failures=tuple(_failures(entry, missing, outside, should_abstain)),
-            notes=() if ranking or not entry.expected_sections else (_unmeasured(entry.id),),
+            failures=tuple(_failures(entry, figures, should_abstain)),
+            notes=tuple(_notes(entry, ranking)),
         )
 
     def _ranking(self, entry: GoldenEntry, trace: Trace) -> list[tuple[str, ...]] | None:
@@ -128,16 +129,35 @@ class Scorer:
     def _metrics(self, ranking: Sequence[tuple[str, ...]], expected: Sequence[str]) -> dict[str, float]:
         return {m.key: _SCORERS[m.kind](ranking, expected, m.k) for m in self.metrics}
 
-    def _numeric(self, entry: GoldenEntry, trace: Trace) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
-        """Expected numbers the answer lacks, and answer numbers neither the sections nor the expected
-        answer hold; only units in ``numeric.units`` count when it is set."""
+    def _numeric(self, entry: GoldenEntry, trace: Trace) -> Figures:
+        """Expected numbers the answer lacks, and answer numbers neither the expected sections nor the
+        expected answer hold (checked only when the sections' text is known: an expected answer is
+        short and leaves true figures out); only units in ``numeric.units`` count when it is set."""
         rule = self.config.numeric
         if not rule.enabled or not entry.answerable or entry.expected_answer is None:
-            return (), (), False
+            return Figures()
+        sources_known = bool(entry.expected_sources_text)
         sources = (*entry.expected_sources_text, entry.expected_answer)
         report = self.numeric.check_reference(trace.answer, entry.expected_answer, sources)
         units = None if rule.units is None else frozenset(rule.units)
-        return _texts(report.missing, units), _texts(report.out_of_source, units), True
+        return Figures(
+            missing=_texts(report.missing, units),
+            outside=_texts(report.out_of_source, units) if sources_known else (),
+            said=_texts(dict.fromkeys(self.numeric.extract(trace.answer)), units),
+            checked=True,
+            sources_known=sources_known,
+        )
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What the numeric rule found in one answer (texts as written)."""
+
+    missing: tuple[str, ...] = ()
+    outside: tuple[str, ...] = ()
+    said: tuple[str, ...] = ()
+    checked: bool = False
+    sources_known: bool = False
 
 
 def _texts(quantities: Iterable[Quantity], units: frozenset[str] | None) -> tuple[str, ...]:
@@ -146,22 +166,22 @@ def _texts(quantities: Iterable[Quantity], units: frozenset[str] | None) -> tupl
     )
 
 
-def _unmeasured(entry_id: str) -> str:
-    return f"{entry_id}: retrieval not measured (no retrieved chunk carries section labels)"
+def _notes(entry: GoldenEntry, ranking: object) -> Iterable[str]:
+    if entry.expected_sections and ranking is None:
+        yield f"{entry.id}: retrieval not measured (no retrieved chunk carries section labels)"
 
 
-def _failures(
-    entry: GoldenEntry, missing: Sequence[str], outside: Sequence[str], should_abstain: bool
-) -> list[str]:
+def _failures(entry: GoldenEntry, figures: Figures, should_abstain: bool) -> list[str]:
     """Why an entry fails, one sentence each: "q01: answer says 30 ngày; expected 7 ngày"."""
     out: list[str] = []
-    if missing and outside:
-        out.append(f"{entry.id}: answer says {', '.join(outside)}; expected {', '.join(missing)}")
-    elif missing:
-        out.append(f"{entry.id}: answer lacks {', '.join(missing)} (expected: {entry.expected_answer})")
-    elif outside:
-        where = ", ".join(entry.expected_sections) or "the expected answer"
-        out.append(f"{entry.id}: answer says {', '.join(outside)}, which {where} does not")
+    if figures.missing:
+        said = figures.outside or figures.said
+        stated = f"answer says {', '.join(said)}" if said else "answer gives no figure"
+        out.append(f"{entry.id}: {stated}; expected {', '.join(figures.missing)}")
+    elif figures.outside:
+        where = ", ".join(entry.expected_sections) + " or " if entry.expected_sections else ""
+        where += "the expected answer"
+        out.append(f"{entry.id}: answer says {', '.join(figures.outside)}, not in {where}")
     if should_abstain:
         out.append(f"{entry.id}: unanswerable, but the answer does not abstain")
     return out
@@ -232,6 +252,12 @@ def run_gate(scorer: Scorer, run_path: Path, baseline_path: Path | None = None) 
             f"the run recorded golden set {', '.join(recorded)}; this gate uses {scorer.golden.version}"
         )
     notes += [n for e in run.entries for n in e.notes]
+    unsourced = [e.id for e in run.entries if e.numeric_checked and not e.numeric_sources_known]
+    if unsourced:
+        notes.append(
+            f"answer figures of {', '.join(unsourced)} were not checked against sources: their section "
+            "texts are unknown (give --golden-sections, or reference_contexts in the golden set)"
+        )
     return GateResult(
         golden_version=scorer.golden.version,
         golden_entries=len(scorer.golden),

@@ -209,6 +209,7 @@ class EntryResult:
     numeric_missing: tuple[str, ...] = ()
     numeric_out_of_source: tuple[str, ...] = ()
     numeric_checked: bool = False
+    numeric_sources_known: bool = False  # whether answer figures were checked against the sections
     should_abstain: bool = False
     failures: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
