@@ -385,3 +385,21 @@ def test_markdown_cells_are_escaped(tmp_path: Path, golden: GoldenSet, numeric: 
     records.append({**records[0], "trace_id": "x|<b>y</b>\nz", "golden_id": "q42"})
     report = markdown(run_gate(scorer(golden, numeric), write_rows(tmp_path / "run.jsonl", records)))
     assert "trace x\\|&lt;b&gt;y&lt;/b&gt; z: golden_id 'q42'" in report
+
+
+def test_the_documented_gate_yaml_and_ci_jobs_load() -> None:
+    """docs/ci-gate.md's gate.yaml loads as written; its GitHub Actions and GitLab CI jobs are YAML."""
+    import re
+
+    import yaml
+
+    text = (Path(__file__).parents[2] / "docs" / "ci-gate.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    gate_yaml = next(b for b in blocks if b.startswith("floors:"))
+    config = GateConfig.model_validate(yaml.safe_load(gate_yaml))
+    assert (
+        config.floors == {"hit@3": 0.95, "mrr@5": 0.85}
+        and config.baseline.tolerance_of(config.all_metrics[-1]) == 0.02
+    )
+    jobs = [yaml.safe_load(b) for b in blocks if b is not gate_yaml]
+    assert "gate" in jobs[0]["jobs"] and "ragmon gate" in " ".join(jobs[1]["rag-gate"]["script"])
