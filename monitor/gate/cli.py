@@ -11,9 +11,12 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from monitor.gate.evaluate import Faithfulness
 from monitor.gate.model import GateConfig, GateInputError, load_config
 from monitor.gate.runs import Matcher
 from monitor.golden import GoldenEntry, GoldenSet
+from monitor.numeric import NumericRules
+from monitor.trace import Trace
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -37,13 +40,14 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     from monitor.gate.evaluate import Scorer, run_gate
     from monitor.gate.report import console_lines, junit, markdown
     from monitor.golden import AbstentionDetector
-    from monitor.numeric import NumericRules
 
     config = load_config(args.config)
     golden = GoldenSet.load(args.golden, args.golden_sections)
     if not len(golden):
         raise GateInputError(f"{args.golden[0]}: the golden set has no entries")
-    scorer = Scorer(golden, config, NumericRules.load(), AbstentionDetector.load(), _matcher(golden, config))
+    numeric = NumericRules.load()
+    judge = _local_faithfulness(numeric) if config.judge == "local" else None
+    scorer = Scorer(golden, config, numeric, AbstentionDetector.load(), _matcher(golden, config), judge)
     result = run_gate(scorer, args.run, args.baseline)
     if args.report is not None:
         _write(args.report, markdown(result).encode("utf-8"))
@@ -77,6 +81,22 @@ def _matcher(golden: GoldenSet, config: GateConfig) -> Callable[[], Matcher]:
         return match
 
     return build
+
+
+def _local_faithfulness(numeric: NumericRules) -> Faithfulness:
+    """Faithfulness by the local judge (claims split by rules, support by numbers, words and e5)."""
+    from monitor.embeddings import LocalE5Embedder
+    from monitor.judge.local import LocalJudge
+    from monitor.pipeline import judge_input
+    from monitor.triad import faithfulness
+
+    judge = LocalJudge(LocalE5Embedder(), numeric=numeric)
+
+    def score(trace: Trace) -> float | None:
+        verdicts, _ = judge.decide(judge_input(trace))
+        return faithfulness(verdicts.claims)
+
+    return score
 
 
 def _write(path: Path, content: bytes) -> None:

@@ -17,10 +17,12 @@ from pathlib import Path
 
 from monitor.gate.model import (
     EPSILON,
+    FAITHFULNESS,
     Check,
     EntryResult,
     GateConfig,
     GateResult,
+    Metric,
     RunScore,
 )
 from monitor.gate.runs import Matcher, pair, read_run, versions
@@ -29,6 +31,8 @@ from monitor.numeric import NumericRules, Quantity
 from monitor.numeric.model import json_number
 from monitor.retrieval import first_hit_rank, hit_at_k, ndcg_at_k, recall_at_k, reciprocal_rank
 from monitor.trace import Trace
+
+Faithfulness = Callable[[Trace], float | None]  # supported claims / claims; None when no claims
 
 _SCORERS: dict[str, Callable[[Sequence[tuple[str, ...]], Sequence[str], int], float]] = {
     "hit": lambda ranking, expected, k: float(hit_at_k(ranking, expected, k)),
@@ -48,12 +52,15 @@ class Scorer:
         numeric: NumericRules,
         abstention: AbstentionDetector,
         matcher: Callable[[], Matcher],
+        faithfulness: Faithfulness | None = None,
     ) -> None:
         self.golden, self.config = golden, config
         self.numeric, self.abstention, self.matcher = numeric, abstention, matcher
+        self.faithfulness = faithfulness
         self.metrics = config.all_metrics
+        self.ranked = [m for m in self.metrics if m.retrieval]
         self.scoring_tags = frozenset(config.scoring_only_tags)
-        self._rank_k = max(m.k for m in self.metrics) if self.metrics else 5
+        self._rank_k = max(m.k for m in self.ranked) if self.ranked else 5
 
     def is_scoring_only(self, entry: GoldenEntry) -> bool:
         return not self.scoring_tags.isdisjoint(entry.tags)
@@ -75,11 +82,12 @@ class Scorer:
         )
 
     def _means(self, entries: Sequence[EntryResult]) -> dict[str, float | None]:
-        measured = [e for e in entries if e.measured]
-        return {
-            m.key: (sum(e.metrics[m.key] for e in measured) / len(measured) if measured else None)
-            for m in self.metrics
-        }
+        """Each metric's mean over the entries it is defined on (None: on none of them)."""
+        means: dict[str, float | None] = {}
+        for m in self.metrics:
+            values = [e.metrics[m.key] for e in entries if m.key in e.metrics]
+            means[m.key] = sum(values) / len(values) if values else None
+        return means
 
     def _entry(self, entry: GoldenEntry, trace: Trace | None) -> EntryResult:
         scoring_only = self.is_scoring_only(entry)
@@ -109,7 +117,7 @@ class Scorer:
             first_hit_rank=first_hit_rank(ranking, entry.expected_sections, self._rank_k)
             if ranking
             else None,
-            metrics=self._metrics(ranking, entry.expected_sections) if ranking else {},
+            metrics={**self._metrics(ranking, entry.expected_sections), **self._judged(entry, trace)},
             numeric_missing=figures.missing,
             numeric_out_of_source=figures.outside,
             numeric_checked=figures.checked,
@@ -126,8 +134,19 @@ class Scorer:
             return None
         return [c.sections for c in chunks]
 
-    def _metrics(self, ranking: Sequence[tuple[str, ...]], expected: Sequence[str]) -> dict[str, float]:
-        return {m.key: _SCORERS[m.kind](ranking, expected, m.k) for m in self.metrics}
+    def _metrics(
+        self, ranking: Sequence[tuple[str, ...]] | None, expected: Sequence[str]
+    ) -> dict[str, float]:
+        if not ranking:
+            return {}
+        return {m.key: _SCORERS[m.kind](ranking, expected, m.k) for m in self.ranked}
+
+    def _judged(self, entry: GoldenEntry, trace: Trace) -> dict[str, float]:
+        """Faithfulness of an answerable entry's answer, when a judge is configured and finds claims."""
+        if self.faithfulness is None or not entry.answerable:
+            return {}
+        value = self.faithfulness(trace)
+        return {} if value is None else {FAITHFULNESS: value}
 
     def _numeric(self, entry: GoldenEntry, trace: Trace) -> Figures:
         """Expected numbers the answer lacks, and answer numbers neither the expected sections nor the
@@ -193,9 +212,10 @@ def check_floors(config: GateConfig, run: RunScore) -> list[Check]:
     for metric in config.floor_metrics:
         floor = config.floors[metric.key]
         value = run.tuning_means.get(metric.key)
-        measured = sum(1 for e in run.entries if e.measured and not e.scoring_only)
+        measured = _count(run, metric)
         if value is None:
-            message = f"{metric.label}: not measurable (no tuning entry's trace carries section labels)"
+            why = "carries section labels" if metric.retrieval else "has claims the judge could score"
+            message = f"{metric.label}: not measurable (no tuning entry's trace {why})"
             checks.append(Check("floor", metric, None, floor, passed=False, message=message))
             continue
         passed = value + EPSILON >= floor
@@ -213,8 +233,19 @@ def check_baseline(config: GateConfig, run: RunScore, baseline: RunScore, golden
         tolerance = config.baseline.tolerance_of(metric)
         value, base = run.tuning_means.get(metric.key), baseline.tuning_means.get(metric.key)
         if mismatch:
-            passed = config.baseline.on_version_mismatch == "skip"
-            checks.append(Check("baseline", metric, value, tolerance, base, passed, message=mismatch))
+            skip = config.baseline.on_version_mismatch == "skip"
+            checks.append(
+                Check(
+                    "baseline",
+                    metric,
+                    value,
+                    tolerance,
+                    base,
+                    skip,
+                    message=f"{metric.label}: {mismatch}",
+                    skipped=skip,
+                )
+            )
             continue
         if value is None or base is None:
             continue  # unmeasurable: its floor (if any) already fails
@@ -223,12 +254,13 @@ def check_baseline(config: GateConfig, run: RunScore, baseline: RunScore, golden
         message = f"{metric.label} {value:.2f} vs baseline {base:.2f}" + (
             f": dropped {drop:.2f} > {tolerance:g}" if not passed else ""
         )
-        checks.append(Check("baseline", metric, value, tolerance, base, passed, _count(run), message))
+        checks.append(Check("baseline", metric, value, tolerance, base, passed, _count(run, metric), message))
     return checks
 
 
-def _count(run: RunScore) -> int:
-    return sum(1 for e in run.entries if e.measured and not e.scoring_only)
+def _count(run: RunScore, metric: Metric) -> int:
+    """Tuning entries the metric's mean is over."""
+    return sum(1 for e in run.entries if metric.key in e.metrics and not e.scoring_only)
 
 
 def _version_mismatch(baseline: RunScore, golden_version: str) -> str:

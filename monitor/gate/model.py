@@ -2,8 +2,8 @@
 
 Defaults are seed 000's (section 6): hit@3 >= 0.95 and MRR@5 >= 0.85, chosen from the configuration
 that runs well, and the numeric rule without tolerance on every answerable entry. Metric names are
-``hit@K``, ``recall@K``, ``mrr@K`` or ``ndcg@K`` (case ignored); a drop from the baseline larger than
-the tolerance fails.
+``hit@K``, ``recall@K``, ``mrr@K`` or ``ndcg@K`` (case ignored), and ``faithfulness`` when a judge is
+configured; a drop from the baseline larger than the tolerance fails.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from monitor.exceptions import ConfigError
 
@@ -29,6 +29,7 @@ EPSILON = 1e-9  # floats from means: 0.95 must pass a 0.95 floor
 
 _METRIC = re.compile(r"^(hit|recall|mrr|ndcg)@([1-9][0-9]*)$")
 _DISPLAY = {"hit": "hit", "recall": "recall", "mrr": "MRR", "ndcg": "nDCG"}
+FAITHFULNESS = "faithfulness"  # supported claims / claims (Ragas), from the judge; no cut-off
 
 
 class GateInputError(ConfigError):
@@ -37,27 +38,35 @@ class GateInputError(ConfigError):
 
 @dataclass(frozen=True, order=True)
 class Metric:
-    """A ranked-retrieval metric at a cut-off, parsed from ``hit@3``, ``MRR@5``, ..."""
+    """A ranked-retrieval metric at a cut-off, parsed from ``hit@3``, ``MRR@5``, ..., or faithfulness."""
 
     kind: str
-    k: int
+    k: int = 0
 
     @classmethod
     def parse(cls, name: str) -> Metric:
-        match = _METRIC.match(name.strip().lower())
+        text = name.strip().lower()
+        if text == FAITHFULNESS:
+            return cls(FAITHFULNESS)
+        match = _METRIC.match(text)
         if match is None:
-            raise ValueError(f"unknown metric {name!r}; use hit@K, recall@K, mrr@K or ndcg@K")
+            raise ValueError(f"unknown metric {name!r}; use hit@K, recall@K, mrr@K, ndcg@K or faithfulness")
         return cls(match.group(1), int(match.group(2)))
+
+    @property
+    def retrieval(self) -> bool:
+        """Whether it is read from the ranking (the judge scores faithfulness)."""
+        return self.kind != FAITHFULNESS
 
     @property
     def key(self) -> str:
         """The canonical lower-case name (``mrr@5``)."""
-        return f"{self.kind}@{self.k}"
+        return f"{self.kind}@{self.k}" if self.retrieval else self.kind
 
     @property
     def label(self) -> str:
         """The name as reports print it (``MRR@5``)."""
-        return f"{_DISPLAY[self.kind]}@{self.k}"
+        return f"{_DISPLAY[self.kind]}@{self.k}" if self.retrieval else self.kind
 
 
 class _Section(BaseModel):
@@ -112,6 +121,16 @@ class GateConfig(_Section):
     baseline: BaselineGate = BaselineGate()
     scoring_only_tags: tuple[str, ...] = DEFAULT_SCORING_ONLY_TAGS
     match: MatchGate = MatchGate()
+    # "local": the offline local judge scores faithfulness (rules + e5, no API, no key); None: not scored.
+    judge: Literal["local"] | None = None
+
+    @model_validator(mode="after")
+    def _faithfulness_needs_a_judge(self) -> GateConfig:
+        if self.judge is None:
+            for where, names in (("floors", self.floors), ("metrics", self.metrics)):
+                if FAITHFULNESS in names:
+                    raise ValueError(f"{where}: faithfulness needs a judge (judge: local)")
+        return self
 
     @field_validator("floors")
     @classmethod
@@ -134,7 +153,8 @@ class GateConfig(_Section):
     @property
     def all_metrics(self) -> list[Metric]:
         """Reported metrics then floor metrics, each once, in the order the report shows them."""
-        names = dict.fromkeys([*self.metrics, *self.floors])
+        judged = [FAITHFULNESS] if self.judge else []
+        names = dict.fromkeys([*self.metrics, *judged, *self.floors])
         return [Metric.parse(name) for name in names]
 
 
@@ -164,7 +184,7 @@ def _setting_error(exc: ValidationError) -> str:
     message = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         message = "unknown setting"
-    return f"{where}: {message}"
+    return f"{where}: {message}" if err["loc"] else message
 
 
 def _first_line(exc: BaseException) -> str:
@@ -221,7 +241,7 @@ class EntryResult:
     @property
     def measured(self) -> bool:
         """Whether its retrieval could be scored (a trace whose chunks carry section labels)."""
-        return bool(self.metrics)
+        return any(key != FAITHFULNESS for key in self.metrics)
 
 
 @dataclass(frozen=True)
@@ -236,6 +256,7 @@ class Check:
     passed: bool = True
     measured: int = 0  # entries the mean is over
     message: str = ""
+    skipped: bool = False  # not made (a baseline on another golden-set version); counts as passed
 
     @property
     def name(self) -> str:

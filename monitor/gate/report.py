@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from monitor.gate.model import Check, EntryResult, GateResult, Metric, RunScore
 
-PASS_MARK, FAIL_MARK = "✅", "❌"
+PASS_MARK, FAIL_MARK, SKIP_MARK = "✅", "❌", "⏭️"
 
 
 def console_lines(result: GateResult) -> list[str]:
@@ -25,7 +25,7 @@ def console_lines(result: GateResult) -> list[str]:
         f"ragmon gate: {verdict} (golden set {result.golden_version}, {result.golden_entries} entries; "
         f"run {result.run.versions.describe()})",
     ]
-    lines += [f"  {'ok  ' if c.passed else 'FAIL'} {c.message}" for c in result.checks]
+    lines += [f"  {_status(c)} {c.message}" for c in result.checks]
     lines += [f"  FAIL {reason}" for e in result.failing_entries for reason in e.failures]
     lines += [f"  note {note}" for note in result.notes]
     if not result.passed:
@@ -34,6 +34,10 @@ def console_lines(result: GateResult) -> list[str]:
             f"{counts['failing_checks']} of {counts['checks']} checks fail"
         )
     return lines
+
+
+def _status(check: Check) -> str:
+    return "skip" if check.skipped else "ok  " if check.passed else "FAIL"
 
 
 def markdown(result: GateResult) -> str:
@@ -90,6 +94,8 @@ def _check_row(check: Check) -> str:
         base = "n/a" if check.baseline is None else f"{check.baseline:.2f}"
         threshold = f"baseline {base}, drop <= {check.threshold:g}"
     mark = PASS_MARK if check.passed else f"{FAIL_MARK} {_cell(check.message)}"
+    if check.skipped:
+        mark = f"{SKIP_MARK} {_cell(check.message)}"
     name = check.metric.label if check.kind == "floor" else f"{check.metric.label} vs baseline"
     return f"| {name} | {value} | {threshold} | {mark} |"
 
@@ -156,7 +162,7 @@ def junit(result: GateResult) -> bytes:
     return document + b"\n"
 
 
-_Case = tuple[str, str, Sequence[str]]  # (name, detail for system-out, failure messages)
+_Case = tuple[str, str, Sequence[str], str]  # (name, system-out, failure messages, skipped message)
 
 
 def _entry_case(entry: EntryResult) -> _Case:
@@ -170,11 +176,12 @@ def _entry_case(entry: EntryResult) -> _Case:
         )
     if entry.answer is not None:
         detail.append(f"answer: {entry.answer}")
-    return entry.id, "\n".join(detail), entry.failures
+    return entry.id, "\n".join(detail), entry.failures, ""
 
 
 def _check_case(check: Check) -> _Case:
-    return check.name, check.message, () if check.passed else (check.message,)
+    skipped = check.message if check.skipped else ""
+    return check.name, check.message, () if check.passed else (check.message,), skipped
 
 
 def _suite(root: ET.Element, name: str, classname: str, cases: Iterable[_Case], result: GateResult) -> None:
@@ -182,10 +189,13 @@ def _suite(root: ET.Element, name: str, classname: str, cases: Iterable[_Case], 
     props = ET.SubElement(suite, "properties")
     for key, value in _properties(result):
         ET.SubElement(props, "property", name=key, value=value)
-    count = failures = 0
-    for case_name, detail, failed in cases:
+    count = failures = skipped = 0
+    for case_name, detail, failed, skip in cases:
         case = ET.SubElement(suite, "testcase", classname=classname, name=case_name)
         count += 1
+        if skip:
+            skipped += 1
+            ET.SubElement(case, "skipped", message=skip)
         if failed:
             failures += 1
             failure = ET.SubElement(case, "failure", message=failed[0], type="gate")
@@ -194,6 +204,7 @@ def _suite(root: ET.Element, name: str, classname: str, cases: Iterable[_Case], 
     suite.set("tests", str(count))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
+    suite.set("skipped", str(skipped))
 
 
 def _properties(result: GateResult) -> Iterable[tuple[str, str]]:

@@ -167,7 +167,13 @@ def test_baseline_of_another_golden_version(tmp_path: Path, golden: GoldenSet, n
     skipped = run_gate(scorer(golden, numeric), RUN_800, old)
     drops = [c for c in skipped.checks if c.kind == "baseline"]
     assert drops and all(
-        c.passed and c.message.startswith("not compared: the baseline ran golden set 2026-08") for c in drops
+        c.passed and ": not compared: the baseline ran golden set 2026-08," in c.message for c in drops
+    )
+    assert all(c.skipped for c in drops) and b'<skipped message="hit@1: not compared: the baseline' in junit(
+        skipped
+    )
+    assert "⏭️ MRR@5: not compared" in markdown(skipped) and "  skip hit@1: not compared" in "\n".join(
+        console_lines(skipped)
     )
     strict = GateConfig(baseline={"on_version_mismatch": "fail"})
     assert all(not c.passed for c in run_gate(scorer(golden, numeric, strict), RUN_800, old).checks[2:])
@@ -351,12 +357,14 @@ def test_invalid_run_line(
     ("text", "message"),
     [
         ("floorz: {}", "floorz: unknown setting"),
-        ("floors: {mrr5: 0.8}", "floors: unknown metric 'mrr5'; use hit@K, recall@K, mrr@K or ndcg@K"),
+        ("floors: {mrr5: 0.8}", "floors: unknown metric 'mrr5'; use hit@K, recall@K, mrr@K, ndcg@K or"),
         ("floors: {MRR@5: 1.5}", "floors: floor of mrr@5 must be between 0 and 1"),
         ("baseline: {tolerance: -1}", "baseline.tolerance: Input should be greater than or equal to 0"),
         ("numeric: {enabled: maybe}", "numeric.enabled: Input should be a valid boolean"),
         ("- a list", "expected a mapping of settings"),
         ("floors: [", "cannot read the gate config:"),
+        ("floors: {faithfulness: 0.8}", "floors: faithfulness needs a judge (judge: local)"),
+        ("judge: openai", "judge: Input should be 'local'"),
     ],
 )
 def test_config_errors(tmp_path: Path, text: str, message: str) -> None:
@@ -367,6 +375,23 @@ def test_config_errors(tmp_path: Path, text: str, message: str) -> None:
         load_config(path)
     assert str(caught.value).startswith(f"{path}: {message}")
     assert "\n" not in str(caught.value)
+
+
+def test_local_judge_faithfulness(golden: GoldenSet, numeric: NumericRules) -> None:
+    """With ``judge: local`` faithfulness is scored and floored; q01's "30 ngày" is faithful to the chunk
+    it came from (1.0), which is why the gate checks numbers against the expected sections (seed 000)."""
+    from monitor.gate.cli import _local_faithfulness
+
+    config = GateConfig(judge="local", floors={"mrr@5": 0.5, "faithfulness": 0.75})
+    judged = Scorer(
+        golden, config, numeric, AbstentionDetector.load(), no_matcher, _local_faithfulness(numeric)
+    )
+    result = run_gate(judged, RUN_800)
+    q01 = result.run.entry("q01")
+    assert q01 is not None and q01.metrics["faithfulness"] == 1.0 and not q01.passed
+    floor = next(c for c in result.checks if c.metric.key == "faithfulness")
+    assert floor.passed and floor.measured == 5 and floor.message.startswith("faithfulness ")
+    assert [m.key for m in config.all_metrics][-1] == "faithfulness"
 
 
 def test_config_overrides(tmp_path: Path) -> None:
