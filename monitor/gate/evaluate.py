@@ -89,20 +89,23 @@ class Scorer:
             means[m.key] = sum(values) / len(values) if values else None
         return means
 
+    def _unanswered(self, entry: GoldenEntry) -> EntryResult:
+        return EntryResult(
+            id=entry.id,
+            question=entry.question,
+            scoring_only=self.is_scoring_only(entry),
+            answerable=entry.answerable,
+            trace_id=None,
+            answer=None,
+            first_hit_rank=None,
+            metrics={},
+            failures=(f"{entry.id}: no trace in the run answers it",),
+        )
+
     def _entry(self, entry: GoldenEntry, trace: Trace | None) -> EntryResult:
-        scoring_only = self.is_scoring_only(entry)
+        """One entry scored on its trace: retrieval, figures, abstention, faithfulness (if judged)."""
         if trace is None:
-            return EntryResult(
-                id=entry.id,
-                question=entry.question,
-                scoring_only=scoring_only,
-                answerable=entry.answerable,
-                trace_id=None,
-                answer=None,
-                first_hit_rank=None,
-                metrics={},
-                failures=(f"{entry.id}: no trace in the run answers it",),
-            )
+            return self._unanswered(entry)
         ranking = self._ranking(entry, trace)
         figures = self._numeric(entry, trace)
         should_abstain = self.config.abstention and not entry.answerable
@@ -110,7 +113,7 @@ class Scorer:
         return EntryResult(
             id=entry.id,
             question=entry.question,
-            scoring_only=scoring_only,
+            scoring_only=self.is_scoring_only(entry),
             answerable=entry.answerable,
             trace_id=trace.trace_id,
             answer=trace.answer,
@@ -234,18 +237,8 @@ def check_baseline(config: GateConfig, run: RunScore, baseline: RunScore, golden
         value, base = run.tuning_means.get(metric.key), baseline.tuning_means.get(metric.key)
         if mismatch:
             skip = config.baseline.on_version_mismatch == "skip"
-            checks.append(
-                Check(
-                    "baseline",
-                    metric,
-                    value,
-                    tolerance,
-                    base,
-                    skip,
-                    message=f"{metric.label}: {mismatch}",
-                    skipped=skip,
-                )
-            )
+            message = f"{metric.label}: {mismatch}"
+            checks.append(Check("baseline", metric, value, tolerance, base, skip, 0, message, skipped=skip))
             continue
         if value is None or base is None:
             continue  # unmeasurable: its floor (if any) already fails
@@ -270,6 +263,22 @@ def _version_mismatch(baseline: RunScore, golden_version: str) -> str:
     return f"not compared: the baseline ran golden set {', '.join(recorded)}, this gate uses {golden_version}"
 
 
+def _run_notes(run: RunScore, golden_version: str) -> Iterable[str]:
+    """What a reader of the report should know that is not a failure."""
+    yield from run.notes
+    recorded = run.versions.golden_version
+    if recorded and recorded != (golden_version,):
+        yield f"the run recorded golden set {', '.join(recorded)}; this gate uses {golden_version}"
+    for entry in run.entries:
+        yield from entry.notes
+    unsourced = [e.id for e in run.entries if e.numeric_checked and not e.numeric_sources_known]
+    if unsourced:
+        yield (
+            f"answer figures of {', '.join(unsourced)} were not checked against sources: their section "
+            "texts are unknown (give --golden-sections, or reference_contexts in the golden set)"
+        )
+
+
 def run_gate(scorer: Scorer, run_path: Path, baseline_path: Path | None = None) -> GateResult:
     """Score the run (and the baseline), check floors and drops: the gate's whole verdict."""
     run = scorer.score(run_path)
@@ -277,19 +286,9 @@ def run_gate(scorer: Scorer, run_path: Path, baseline_path: Path | None = None) 
     checks = check_floors(scorer.config, run)
     if baseline is not None:
         checks += check_baseline(scorer.config, run, baseline, scorer.golden.version)
-    notes = list(run.notes)
-    recorded = run.versions.golden_version
-    if recorded and recorded != (scorer.golden.version,):
-        notes.append(
-            f"the run recorded golden set {', '.join(recorded)}; this gate uses {scorer.golden.version}"
-        )
-    notes += [n for e in run.entries for n in e.notes]
-    unsourced = [e.id for e in run.entries if e.numeric_checked and not e.numeric_sources_known]
-    if unsourced:
-        notes.append(
-            f"answer figures of {', '.join(unsourced)} were not checked against sources: their section "
-            "texts are unknown (give --golden-sections, or reference_contexts in the golden set)"
-        )
+    notes = [*_run_notes(run, scorer.golden.version)]
+    if baseline is not None:
+        notes += [f"baseline: {note}" for note in baseline.notes]
     return GateResult(
         golden_version=scorer.golden.version,
         golden_entries=len(scorer.golden),

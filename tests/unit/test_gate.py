@@ -68,6 +68,20 @@ def test_seed_table(golden: GoldenSet, numeric: NumericRules, run: Path, expecte
     assert [e.trace_id for e in score.entries] == [f"gate-{run.stem[4:]}-q0{i}" for i in range(1, 6)]
 
 
+def test_fixtures_are_what_the_script_writes(tmp_path: Path) -> None:
+    """The committed runs match make_runs.py over the current seed files (a golden edit shows here)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_runs", DATA / "gate" / "make_runs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for path in module.write_runs(tmp_path):
+        assert path.read_bytes() == (DATA / "gate" / path.name).read_bytes(), (
+            f"rerun make_runs.py: {path.name}"
+        )
+
+
 def test_chunk_200_passes(golden: GoldenSet, numeric: NumericRules) -> None:
     """The configuration that ran well passes every floor and every entry's numeric rule."""
     result = run_gate(scorer(golden, numeric), RUN_200)

@@ -91,14 +91,22 @@ def trace(config: str, entry_id: str, question: str, policy: dict, golden_versio
     return record  # q05: no id, paired by its question
 
 
-def main() -> None:
+def write_runs(out: Path = HERE) -> list[Path]:
+    """Write run-chunk-200.jsonl and run-chunk-800.jsonl into ``out``."""
     policy = json.loads((BANHANG / "policy.json").read_text(encoding="utf-8"))
     golden = GoldenSet.load([BANHANG / "golden.json"])
+    paths = []
     for config in ("chunk-200", "chunk-800"):
         rows = [trace(config, e.id, e.question, policy, golden.version, n) for n, e in enumerate(golden, 1)]
-        path = HERE / f"run-{config}.jsonl"
+        path = out / f"run-{config}.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-        print(f"wrote {path} ({len(rows)} traces)")
+        paths.append(path)
+    return paths
+
+
+def main() -> None:
+    for path in write_runs():
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
