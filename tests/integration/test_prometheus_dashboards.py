@@ -199,8 +199,10 @@ def test_every_rule_evaluates_with_health_ok(stack: Stack) -> None:
 
 
 def test_live_golden_mrr_separates_the_bad_deploy(stack: Stack) -> None:
-    """The recorded live MRR is above the 0.85 floor for chunk 200 and below it for chunk 800 (seed 000)."""
+    """Recorded live MRR: over the configured floor for chunk 200, under it for chunk 800 (seed 000)."""
     mrr = stack.vector("ragmon:golden_mrr:mean1h")
-    assert mrr[GOOD_INDEX] > 0.85 > mrr[BAD_INDEX]
-    firing = stack.vector("ragmon:golden_mrr:mean1h < 0.85 and ragmon:golden_matched:count1h >= 10")
+    floor = stack.vector("ragmon:golden_mrr_floor:threshold")[""]
+    assert mrr[GOOD_INDEX] > floor > mrr[BAD_INDEX]
+    under = "ragmon:golden_mrr:mean1h < on () group_left () ragmon:golden_mrr_floor:threshold"
+    firing = stack.vector(f"{under} and ragmon:golden_matched:count1h >= 10")
     assert set(firing) == {BAD_INDEX}
