@@ -6,6 +6,11 @@ if the bucket stays at or above ``reserve * capacity * (100 - p) / 100`` afterwa
 (negative feedback by default) may empty the bucket; priority 0 must leave the whole reserve. So as a
 bucket drains, the lowest priorities stop first and the highest keep going until it is truly empty.
 
+Two lanes sit beside the shared buckets, so that the budget cannot take away what the monitor exists
+for (``rules/sampling.yaml`` documents them): the random baseline's hourly floor per version
+(``HourlyFloor``), and the negative-feedback overflow, a bucket only negative feedback may spend once
+the shared buckets cannot pay (``JudgeBudget.try_overflow``).
+
 The clock is injected (``time.monotonic`` by default) so tests are exact and instant.
 """
 
@@ -14,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -22,6 +27,11 @@ Clock = Callable[[], float]
 MAX_PRIORITY = 100
 # Float slack so that a bucket refilled to exactly the amount it needs is not refused by rounding.
 _EPSILON = 1e-9
+HOUR_S = 3600.0
+# Distinct keys (versions) with a floor of their own per hour; later ones share one, so a producer that
+# stamps a new version on every trace cannot multiply the floor's cost (the metrics' label cap).
+FLOOR_MAX_KEYS = 20
+_SHARED_KEY = ("other",)
 
 
 class TokenBucket:
@@ -74,6 +84,7 @@ class BudgetSettings:
     traces_per_minute: float | None = 60.0
     tokens_per_hour: float | None = 2_000_000.0
     reserve: float = 0.2
+    negative_feedback_overflow_per_minute: float | None = 400.0
 
 
 class JudgeBudget:
@@ -84,7 +95,8 @@ class JudgeBudget:
             raise ValueError("reserve must be within 0..1")
         self.settings = settings
         self.traces = _bucket(settings.traces_per_minute, 60.0, clock)
-        self.tokens = _bucket(settings.tokens_per_hour, 3600.0, clock)
+        self.tokens = _bucket(settings.tokens_per_hour, HOUR_S, clock)
+        self.overflow = _bucket(settings.negative_feedback_overflow_per_minute, 60.0, clock)
         self._lock = threading.Lock()
 
     def can_spend(self, tokens: int, priority: int) -> bool:
@@ -117,6 +129,20 @@ class JudgeBudget:
             if self.tokens is not None:
                 self.tokens.give(float(tokens))
 
+    def try_overflow(self) -> bool:
+        """Take one negative-feedback trace from the overflow bucket (the shared ones could not pay)."""
+        with self._lock:
+            if self.overflow is None or not self.overflow.can_take(1.0, 0.0):
+                return False
+            self.overflow.take(1.0)
+            return True
+
+    def refund_overflow(self) -> None:
+        """Give back an overflow trace that was not judged after all."""
+        with self._lock:
+            if self.overflow is not None:
+                self.overflow.give(1.0)
+
     def levels(self) -> dict[str, float | None]:
         """What is left in each bucket now (``None`` for a bucket that is off), for logs and debugging."""
         with self._lock:
@@ -124,6 +150,59 @@ class JudgeBudget:
                 "traces": None if self.traces is None else self.traces.level,
                 "tokens": None if self.tokens is None else self.tokens.level,
             }
+
+
+class HourlyFloor:
+    """At least ``per_hour`` claims per key in every clock hour, paced evenly: the random baseline's floor.
+
+    Hours are ``clock() // 3600``. Within an hour a key may hold ``1 + per_hour * elapsed / 3600``
+    claims (never more than ``per_hour``): one at once, then one every ``3600 / per_hour`` seconds, and
+    an allowance not used yet carries over to later in the same hour. So with enough draws a key gets
+    exactly ``per_hour`` claims each hour, spread over the hour rather than spent in its first minutes
+    (a drift starting at minute 10 shows in the floor's sample at once). Counts start again at each hour;
+    ``record`` counts claims made through other lanes too, so the floor only tops up what they gave.
+    """
+
+    def __init__(self, per_hour: int, clock: Clock = time.monotonic, max_keys: int = FLOOR_MAX_KEYS) -> None:
+        if per_hour < 0:
+            raise ValueError("per_hour must not be negative")
+        self.per_hour = per_hour
+        self._clock = clock
+        self._max_keys = max_keys
+        self._hour = -1
+        self._counts: dict[Hashable, int] = {}
+        self._lock = threading.Lock()
+
+    def available(self, key: Hashable) -> bool:
+        """Whether ``key`` is under its paced floor now (a claim would be granted)."""
+        if not self.per_hour:
+            return False
+        with self._lock:
+            slot = self._slot(key)
+            return self._counts.get(slot, 0) < self._allowed()
+
+    def record(self, key: Hashable) -> None:
+        """Count one claim (a random judgement) for ``key`` in the current hour."""
+        with self._lock:
+            slot = self._slot(key)
+            self._counts[slot] = self._counts.get(slot, 0) + 1
+
+    def count(self, key: Hashable) -> int:
+        """Claims of ``key`` in the current hour."""
+        with self._lock:
+            return self._counts.get(self._slot(key), 0)
+
+    def _allowed(self) -> int:
+        elapsed = self._clock() % HOUR_S
+        return min(self.per_hour, 1 + int(self.per_hour * elapsed / HOUR_S + _EPSILON))
+
+    def _slot(self, key: Hashable) -> Hashable:
+        hour = int(self._clock() // HOUR_S)
+        if hour != self._hour:
+            self._hour, self._counts = hour, {}
+        if key in self._counts or len(self._counts) < self._max_keys:
+            return key
+        return _SHARED_KEY
 
 
 class EventClock:

@@ -207,6 +207,12 @@ class Metrics:
         self.sampling_skipped = c(
             "sampling_skipped", "Selected traces not judged because the judge budget was spent.", ["reason"]
         )
+        self.sampling_guaranteed = c(
+            "sampling_guaranteed",
+            "Judged traces the shared judge budget could not pay for, by lane (random_floor, "
+            "negative_feedback_overflow).",
+            ["lane"],
+        )
         self.numeric_findings = c(
             "numeric_findings", "Numeric-rule findings, by kind and canonical unit.", ["kind", "unit"]
         )

@@ -11,9 +11,18 @@ Skipped traces are logged (``sampling_skipped``) and counted (``ragmon_sampling_
 under the highest reason, so the counter sums to skipped traces).
 
 A judged trace counts as the *random* sample (``Admission.random_baseline``) when the random draw
-picked it and the budget would have admitted it on the random reason's priority alone, even when
-other reasons also applied. That label depends only on the hash and the budget's state, never on the
-trace's content, so the random sample stays unbiased under budget pressure too. With ``sample_all``
+picked it and either its version (model, prompt, index) is still under the hourly random floor, or the
+budget would have admitted it on the random reason's priority alone, even when other reasons also
+applied. That label depends only on the hash, the budget's state and how many random judgements the
+version already had this hour, never on the trace's content, so the random sample stays unbiased under
+budget pressure too.
+
+Which lane pays (``Admission.lane``): the shared buckets when they can (``budget``); otherwise a random
+draw under its version's floor is judged anyway (``random_floor``: the floor is paid outside the
+buckets, at most ``random_floor_per_hour`` per version per hour); otherwise a trace with negative
+feedback spends the negative-feedback overflow (``negative_feedback_overflow``); otherwise it is
+skipped. Judgements the shared buckets did not pay for are counted in
+``ragmon_sampling_guaranteed_total{lane}``. With ``sample_all``
 (``ragmon replay --sample-all``) every trace is judged under reason ``sample_all``, the budget is not
 consulted, and every judged trace counts as random: the whole population is the sample.
 """
@@ -29,7 +38,14 @@ from pathlib import Path
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from monitor.budget import MAX_PRIORITY, BudgetSettings, Clock, JudgeBudget, estimate_text_tokens
+from monitor.budget import (
+    MAX_PRIORITY,
+    BudgetSettings,
+    Clock,
+    HourlyFloor,
+    JudgeBudget,
+    estimate_text_tokens,
+)
 from monitor.logging import throttled
 from monitor.metrics import Metrics
 from monitor.rulepacks import RulePacks, load_file
@@ -39,9 +55,14 @@ log = structlog.get_logger(__name__)
 
 SAMPLE_ALL = "sample_all"
 RANDOM = "random"
+NEGATIVE_FEEDBACK = "negative_feedback"
+# Who pays for a judged trace (``Admission.lane``).
+BUDGET = "budget"
+RANDOM_FLOOR = "random_floor"
+NEGATIVE_OVERFLOW = "negative_feedback_overflow"
 # Every reason the policy knows, in the order ties in priority are broken.
 REASONS = (
-    "negative_feedback",
+    NEGATIVE_FEEDBACK,
     "numeric_finding",
     "invalid_citation",
     "golden_match",
@@ -77,6 +98,7 @@ class Admission:
     skipped_reason: str | None = None
     random_baseline: bool = False
     spent_tokens: int = 0
+    lane: str | None = None
 
 
 NOT_SAMPLED = Admission(judged=False)
@@ -95,6 +117,8 @@ class _Budget(BaseModel):
     traces_per_minute: float | None = Field(default=60.0, gt=0)
     tokens_per_hour: float | None = Field(default=2_000_000.0, gt=0)
     reserve: float = Field(default=0.2, ge=0.0, le=1.0)
+    random_floor_per_hour: int = Field(default=30, ge=0)
+    negative_feedback_overflow_per_minute: float | None = Field(default=400.0, gt=0)
 
 
 class _Estimate(BaseModel):
@@ -147,9 +171,14 @@ class SamplingPolicy:
         self._estimate = rules.estimate
         self._metrics = metrics
         budget = rules.budget
-        self.budget = JudgeBudget(
-            BudgetSettings(budget.traces_per_minute, budget.tokens_per_hour, budget.reserve), clock
+        settings = BudgetSettings(
+            budget.traces_per_minute,
+            budget.tokens_per_hour,
+            budget.reserve,
+            budget.negative_feedback_overflow_per_minute,
         )
+        self.budget = JudgeBudget(settings, clock)
+        self.floor = HourlyFloor(budget.random_floor_per_hour, clock)
 
     @classmethod
     def load(
@@ -229,18 +258,43 @@ class SamplingPolicy:
         ordered = tuple(self.ordered(reasons))
         primary = ordered[0]
         if primary == SAMPLE_ALL:
-            return Admission(judged=True, reasons=ordered, primary=primary, random_baseline=True)
+            return Admission(True, ordered, primary, random_baseline=True, lane=SAMPLE_ALL)
         tokens = self.estimate_tokens(trace)
-        random_ok = RANDOM in ordered and self.budget.can_spend(tokens, self.priority(RANDOM))
+        version = (trace.model_id, trace.prompt_version, trace.index_version)
+        floor = RANDOM in ordered and self.floor.available(version)
+        random = floor or (RANDOM in ordered and self.budget.can_spend(tokens, self.priority(RANDOM)))
+        lane = self._lane(tokens, primary, ordered, floor)
+        if lane is None:
+            self._skipped(trace, primary, ordered, tokens)
+            return Admission(judged=False, reasons=ordered, primary=primary, skipped_reason=primary)
+        if random:
+            self.floor.record(version)
+        if lane != BUDGET and self._metrics is not None:
+            self._metrics.sampling_guaranteed.inc((lane,))
+        spent = tokens if lane == BUDGET else 0
+        return Admission(True, ordered, primary, random_baseline=random, spent_tokens=spent, lane=lane)
+
+    def _lane(self, tokens: int, primary: str, ordered: tuple[str, ...], floor: bool) -> str | None:
+        """Who pays: the shared buckets, else the random floor, else the negative-feedback overflow."""
         if self.budget.try_spend(tokens, self.priority(primary)):
-            return Admission(True, ordered, primary, random_baseline=random_ok, spent_tokens=tokens)
-        self._skipped(trace, primary, ordered, tokens)
-        return Admission(judged=False, reasons=ordered, primary=primary, skipped_reason=primary)
+            return BUDGET
+        if floor:
+            return RANDOM_FLOOR
+        if NEGATIVE_FEEDBACK in ordered and self.budget.try_overflow():
+            return NEGATIVE_OVERFLOW
+        return None
 
     def refund(self, admission: Admission) -> None:
-        """Return an admitted trace's budget when it was not judged after all (cache hit); call once."""
-        if admission.judged and admission.primary != SAMPLE_ALL:
+        """Return an admitted trace's budget when it was not judged after all (cache hit); call once.
+
+        The floor keeps its count: the trace still has its scores (from the cache) in the random sample.
+        """
+        if not admission.judged:
+            return
+        if admission.lane == BUDGET:
             self.budget.refund(admission.spent_tokens)
+        elif admission.lane == NEGATIVE_OVERFLOW:
+            self.budget.refund_overflow()
 
     def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int) -> None:
         if self._metrics is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.budget import BudgetSettings, JudgeBudget, TokenBucket, estimate_text_tokens
+from monitor.budget import BudgetSettings, HourlyFloor, JudgeBudget, TokenBucket, estimate_text_tokens
 
 
 class FakeClock:
@@ -117,3 +117,92 @@ def test_bad_reserve_is_refused() -> None:
 def test_text_token_estimate(text: str, tokens: int) -> None:
     """One token per CJK character, one per four other characters, rounded up."""
     assert estimate_text_tokens(text) == tokens
+
+
+def test_negative_feedback_overflow_is_a_bucket_of_its_own() -> None:
+    """The overflow pays one trace at a time, refills per minute, refunds, and leaves the shared buckets."""
+    clock = FakeClock()
+    settings = BudgetSettings(1, None, negative_feedback_overflow_per_minute=2)
+    budget = JudgeBudget(settings, clock)
+    assert [budget.try_overflow() for _ in range(3)] == [True, True, False]
+    assert budget.levels()["traces"] == 1.0
+    budget.refund_overflow()
+    assert budget.try_overflow() and not budget.try_overflow()
+    clock.now += 30
+    assert budget.try_overflow()
+
+
+def test_no_overflow_configured_never_pays() -> None:
+    """negative_feedback_overflow_per_minute None: the shared buckets only."""
+    budget = JudgeBudget(BudgetSettings(negative_feedback_overflow_per_minute=None), FakeClock())
+    assert not budget.try_overflow()
+    budget.refund_overflow()
+    assert not budget.try_overflow()
+
+
+def claim_all(floor: HourlyFloor, key: str) -> int:
+    """Claim while the floor allows; the number of claims granted."""
+    granted = 0
+    while floor.available(key):
+        floor.record(key)
+        granted += 1
+    return granted
+
+
+def test_hourly_floor_is_paced_over_the_hour() -> None:
+    """30 an hour: one at the start of the hour, then one more every 2 minutes, never more than 30."""
+    clock = FakeClock()
+    clock.now = 7200.0
+    floor = HourlyFloor(30, clock)
+    assert claim_all(floor, "v") == 1
+    clock.now += 119
+    assert claim_all(floor, "v") == 0
+    clock.now += 1
+    assert claim_all(floor, "v") == 1
+    clock.now += 20 * 60
+    assert claim_all(floor, "v") == 10 and floor.count("v") == 12
+    clock.now = 7200.0 + 3599
+    assert claim_all(floor, "v") == 18 and floor.count("v") == 30
+
+
+def test_hourly_floor_gives_exactly_the_floor_each_hour_to_each_key() -> None:
+    """Draws every 5 s for three hours: each key gets exactly 30 claims per clock hour."""
+    clock = FakeClock()
+    clock.now = 0.0
+    floor = HourlyFloor(30, clock)
+    per_hour: dict[tuple[str, int], int] = {}
+    for step in range(3 * 720):
+        clock.now = step * 5.0
+        for key in ("a", "b"):
+            if floor.available(key):
+                floor.record(key)
+                per_hour[(key, step // 720)] = per_hour.get((key, step // 720), 0) + 1
+    assert per_hour == {(key, hour): 30 for key in ("a", "b") for hour in range(3)}
+
+
+def test_hourly_floor_counts_claims_of_other_lanes() -> None:
+    """Random judgements paid by the budget count too: the floor only tops up."""
+    clock = FakeClock()
+    clock.now = 1800.0  # half an hour in: 16 allowed
+    floor = HourlyFloor(30, clock)
+    for _ in range(16):
+        floor.record("v")
+    assert not floor.available("v")
+
+
+def test_hourly_floor_caps_the_keys_it_tracks() -> None:
+    """Past max_keys distinct keys in an hour, later keys share one floor; counts restart each hour."""
+    clock = FakeClock()
+    clock.now = 3599.0
+    floor = HourlyFloor(2, clock, max_keys=3)
+    granted = {key: claim_all(floor, key) for key in ("a", "b", "c", "d", "e")}
+    assert granted == {"a": 2, "b": 2, "c": 2, "d": 2, "e": 0}
+    clock.now += 1
+    assert claim_all(floor, "d") == 1
+
+
+def test_hourly_floor_of_zero_is_off() -> None:
+    """per_hour 0 never grants a claim; a negative floor is a configuration mistake."""
+    assert not HourlyFloor(0, FakeClock()).available("v")
+    with pytest.raises(ValueError, match="per_hour"):
+        HourlyFloor(-1, FakeClock())

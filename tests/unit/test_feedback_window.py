@@ -162,8 +162,9 @@ def test_late_positive_feedback_does_not_sample(tmp_path: Path) -> None:
 
 
 def test_late_negative_feedback_over_budget_is_skipped(tmp_path: Path) -> None:
-    """With the budget truly exhausted even negative feedback is skipped, and the trace stays unjudged."""
-    pol = policy(tmp_path, budget={"traces_per_minute": 1, "tokens_per_hour": None, "reserve": 0.0})
+    """With the budget and the overflow exhausted negative feedback is skipped, and stays unjudged."""
+    budget = {"traces_per_minute": 1, "tokens_per_hour": None, "reserve": 0.0}
+    pol = policy(tmp_path, budget={**budget, "negative_feedback_overflow_per_minute": None})
     assert pol.admit(trace("other"), ["random"]).judged
     window = FeedbackWindow(10, 10**6)
     window.remember(trace("t1"), judged=False)
@@ -171,6 +172,20 @@ def test_late_negative_feedback_over_budget_is_skipped(tmp_path: Path) -> None:
     assert result.outcome == "skipped" and result.admission.skipped_reason == "negative_feedback"
     entry = window.get("t1")
     assert entry is not None and not entry.judged
+
+
+def test_late_negative_feedback_past_the_shared_budget_spends_the_overflow(tmp_path: Path) -> None:
+    """Shared budget spent: late negative feedback is judged from the overflow until that is empty too."""
+    budget = {"traces_per_minute": 1, "tokens_per_hour": None, "reserve": 0.0}
+    pol = policy(tmp_path, budget={**budget, "negative_feedback_overflow_per_minute": 2})
+    assert pol.admit(trace("other"), ["no_citation"]).judged
+    window = FeedbackWindow(10, 10**6)
+    for i in range(3):
+        window.remember(trace(f"t{i}"), judged=False)
+    results = [handle_late_feedback(window, pol, feedback(f"t{i}")) for i in range(3)]
+    assert [r.outcome for r in results] == ["sampled", "sampled", "skipped"]
+    assert [r.admission.lane for r in results[:2]] == ["negative_feedback_overflow"] * 2
+    assert results[2].admission.skipped_reason == "negative_feedback"
 
 
 def test_late_negative_feedback_respects_a_zero_probability(tmp_path: Path) -> None:

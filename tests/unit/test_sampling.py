@@ -61,13 +61,14 @@ def write(tmp_path: Path, data: dict[str, Any], name: str = "sampling.yaml") -> 
     return path
 
 
-def trace(trace_id: str, answer: str = "Bạn có 7 ngày để đổi trả.") -> Trace:
+def trace(trace_id: str, answer: str = "Bạn có 7 ngày để đổi trả.", index: str | None = None) -> Trace:
     chunk = Chunk(chunk_id="c1", text="Khách hàng được đổi trả trong 7 ngày kể từ ngày nhận hàng.")
     return Trace(
         trace_id=trace_id,
         question="Tôi có bao nhiêu ngày để đổi trả?",
         answer=answer,
         retrieved_chunks=(chunk,),
+        index_version=index,
     )
 
 
@@ -299,3 +300,94 @@ def test_unparseable_yaml_and_missing_file_are_config_errors(tmp_path: Path) -> 
         SamplingPolicy.from_file(broken)
     with pytest.raises(ConfigError, match="missing.yaml: not found"):
         SamplingPolicy.from_file(tmp_path / "missing.yaml")
+
+
+# The shared budget spent: one trace a minute, nothing left after the first.
+SPENT = {"traces_per_minute": 1, "tokens_per_hour": None, "reserve": 0.0}
+
+
+def test_packaged_budget_has_a_random_floor_and_a_negative_feedback_overflow() -> None:
+    """The shipped pack guarantees 30 random judgements per version per hour and 400 complaints a minute."""
+    policy = SamplingPolicy.load()
+    assert policy.floor.per_hour == 30
+    assert policy.budget.overflow is not None and policy.budget.overflow.capacity == 400
+
+
+def test_random_floor_judges_random_draws_the_budget_cannot_pay(tmp_path: Path) -> None:
+    """Budget spent: a random draw under its version's floor is judged as random, outside the budget."""
+    metrics = Metrics(CollectorRegistry())
+    clock = FakeClock()
+    clock.now = 3600.0 * 10 + 600  # ten minutes into an hour: 6 of a floor of 30 allowed so far
+    policy = policy_with(tmp_path, clock, metrics, budget={**SPENT, "random_floor_per_hour": 30})
+    assert policy.admit(trace("first", index="i1"), ["no_citation"]).lane == "budget"
+    admissions = [policy.admit(trace(f"r{n}", index="i1"), ["random"]) for n in range(8)]
+    assert [a.judged for a in admissions] == [True] * 6 + [False] * 2
+    assert all(a.random_baseline and a.lane == "random_floor" and a.spent_tokens == 0 for a in admissions[:6])
+    assert admissions[6].skipped_reason == "random"
+    assert policy.budget.levels()["traces"] == 0.0
+    labels = {"lane": "random_floor"}
+    assert metrics.registry.get_sample_value("ragmon_sampling_guaranteed_total", labels) == 6.0
+
+
+def test_random_floor_is_per_version(tmp_path: Path) -> None:
+    """Each index version has a floor of its own: a busy version does not use up another's."""
+    clock = FakeClock()
+    clock.now = 3600.0 * 5 + 300  # five minutes in: 3 allowed
+    policy = policy_with(tmp_path, clock, budget={**SPENT, "random_floor_per_hour": 30})
+    old = [policy.admit(trace(f"o{n}", index="chunk200"), ["random"]).judged for n in range(5)]
+    new = [policy.admit(trace(f"n{n}", index="chunk800"), ["random"]).judged for n in range(5)]
+    assert old == new == [True] * 3 + [False] * 2
+
+
+def test_random_floor_labels_random_whatever_else_picked_the_trace(tmp_path: Path) -> None:
+    """Under the floor a random draw is random even when negative feedback picked it too (no content bias)."""
+    policy = policy_with(tmp_path, budget={**SPENT, "random_floor_per_hour": 30})
+    assert policy.admit(trace("filler"), ["no_citation"]).judged
+    both = policy.admit(trace("both"), ["random", "negative_feedback"])
+    assert both.judged and both.random_baseline and both.primary == "negative_feedback"
+    assert both.lane == "random_floor"
+
+
+def test_random_judgements_of_the_budget_count_towards_the_floor(tmp_path: Path) -> None:
+    """Random draws the budget paid for fill the floor first; the floor pays only for what is missing."""
+    clock = FakeClock()
+    clock.now = 3600.0 * 3 + 600  # 6 allowed
+    budget = {"traces_per_minute": 4, "tokens_per_hour": None, "reserve": 0.0, "random_floor_per_hour": 30}
+    policy = policy_with(tmp_path, clock, budget=budget)
+    lanes = [policy.admit(trace(f"r{n}"), ["random"]).lane for n in range(8)]
+    assert lanes == ["budget"] * 4 + ["random_floor"] * 2 + [None] * 2
+
+
+def test_refund_of_a_floor_judgement_leaves_the_budget_alone(tmp_path: Path) -> None:
+    """A cached floor judgement gives nothing back to the buckets (it took nothing) and keeps its count."""
+    policy = policy_with(tmp_path, budget={**SPENT, "random_floor_per_hour": 30})
+    assert policy.admit(trace("filler"), ["no_citation"]).judged
+    floor = policy.admit(trace("r"), ["random"])
+    assert floor.lane == "random_floor"
+    policy.refund(floor)
+    assert policy.budget.levels()["traces"] == 0.0
+    assert policy.floor.count((None, None, None)) == 1
+
+
+def test_negative_feedback_past_the_shared_budget_spends_the_overflow(tmp_path: Path) -> None:
+    """Shared buckets spent: negative feedback is judged from the overflow; a flood past it is skipped."""
+    metrics = Metrics(CollectorRegistry())
+    budget = {**SPENT, "random_floor_per_hour": 0, "negative_feedback_overflow_per_minute": 3}
+    policy = policy_with(tmp_path, metrics=metrics, budget=budget)
+    assert policy.admit(trace("filler"), ["golden_match"]).lane == "budget"
+    complaints = [policy.admit(trace(f"n{n}"), ["negative_feedback", "golden_match"]) for n in range(4)]
+    assert [a.lane for a in complaints] == ["negative_feedback_overflow"] * 3 + [None]
+    assert complaints[3].skipped_reason == "negative_feedback"
+    assert not policy.admit(trace("targeted"), ["golden_match"]).judged
+    labels = {"lane": "negative_feedback_overflow"}
+    assert metrics.registry.get_sample_value("ragmon_sampling_guaranteed_total", labels) == 3.0
+    policy.refund(complaints[0])
+    assert policy.admit(trace("again"), ["negative_feedback"]).lane == "negative_feedback_overflow"
+
+
+def test_negative_feedback_spends_the_shared_budget_first(tmp_path: Path) -> None:
+    """While the shared buckets can pay, negative feedback takes them (even the reserve), not the overflow."""
+    budget = {"traces_per_minute": 5, "tokens_per_hour": None, "reserve": 1.0, "random_floor_per_hour": 0}
+    policy = policy_with(tmp_path, budget=budget)
+    lanes = [policy.admit(trace(f"n{n}"), ["negative_feedback"]).lane for n in range(6)]
+    assert lanes == ["budget"] * 5 + ["negative_feedback_overflow"]
