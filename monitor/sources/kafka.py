@@ -288,19 +288,21 @@ class KafkaSource:
             return
         self._lag_at = now
         consumer = self._require()
+        replay = self._tracker.replay_point()
+        lag, committed_lag = {}, {}
         try:
             ends = consumer.end_offsets(list(self._assigned))
-        except KafkaError as exc:
-            log.warning("kafka_lag_failed", error=str(exc))
+            for tp, listed in ends.items():
+                key = (tp.topic, tp.partition)
+                end = max(listed, int(consumer.highwater(tp) or 0))
+                position = int(consumer.position(tp))
+                lag[key] = max(0, end - position)
+                committed_lag[key] = max(0, end - replay.get(key, position))
+        except Exception as exc:  # noqa: BLE001 - a gauge never stops the consumer (e.g. a partition
+            # revoked by a rebalance since the last poll: IllegalStateError; a topic gone: KeyError)
+            log.warning("kafka_lag_failed", error=f"{type(exc).__name__}: {exc}")
             return
-        replay = self._tracker.replay_point()
-        self._lag, self._committed_lag = {}, {}
-        for tp, listed in ends.items():
-            key = (tp.topic, tp.partition)
-            end = max(listed, int(consumer.highwater(tp) or 0))
-            position = int(consumer.position(tp))
-            self._lag[key] = max(0, end - position)
-            self._committed_lag[key] = max(0, end - replay.get(key, position))
+        self._lag, self._committed_lag = lag, committed_lag
 
     def close(self) -> None:
         if self._consumer is None:
