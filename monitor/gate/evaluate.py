@@ -32,6 +32,8 @@ from monitor.numeric.model import json_number
 from monitor.retrieval import first_hit_rank, hit_at_k, ndcg_at_k, recall_at_k, reciprocal_rank
 from monitor.trace import Trace
 
+_MISS = 1 << 30  # ranks a miss below every retrieved rank
+
 Faithfulness = Callable[[Trace], float | None]  # supported claims / claims; None when no claims
 
 _SCORERS: dict[str, Callable[[Sequence[tuple[str, ...]], Sequence[str], int], float]] = {
@@ -279,6 +281,16 @@ def _run_notes(run: RunScore, golden_version: str) -> Iterable[str]:
         )
 
 
+def _rank_drops(run: RunScore, baseline: RunScore) -> Iterable[tuple[str, int | None, int | None]]:
+    """Entries measured in both runs whose first hit moved down (a miss is below every rank)."""
+    for entry in run.entries:
+        before = baseline.entry(entry.id)
+        if entry.measured and before is not None and before.measured:
+            old, new = before.first_hit_rank, entry.first_hit_rank
+            if (new or _MISS) > (old or _MISS):
+                yield entry.id, old, new
+
+
 def run_gate(scorer: Scorer, run_path: Path, baseline_path: Path | None = None) -> GateResult:
     """Score the run (and the baseline), check floors and drops: the gate's whole verdict."""
     run = scorer.score(run_path)
@@ -290,6 +302,7 @@ def run_gate(scorer: Scorer, run_path: Path, baseline_path: Path | None = None) 
     if baseline is not None:
         notes += [f"baseline: {note}" for note in baseline.notes]
     return GateResult(
+        rank_drops=tuple(_rank_drops(run, baseline)) if baseline is not None else (),
         golden_version=scorer.golden.version,
         golden_entries=len(scorer.golden),
         config=scorer.config,

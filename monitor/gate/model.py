@@ -291,6 +291,9 @@ class GateResult:
     baseline: RunScore | None
     checks: tuple[Check, ...]
     notes: tuple[str, ...] = field(default=())
+    # Entries whose first relevant chunk sits lower than in the baseline: (id, baseline rank, rank),
+    # None for a miss. Seed 000: "q01: 1 -> 3". Not a failure by itself; the means carry the verdict.
+    rank_drops: tuple[tuple[str, int | None, int | None], ...] = ()
 
     @property
     def failing_entries(self) -> list[EntryResult]:

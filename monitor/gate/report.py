@@ -27,6 +27,10 @@ def console_lines(result: GateResult) -> list[str]:
     ]
     lines += [f"  {_status(c)} {c.message}" for c in result.checks]
     lines += [f"  FAIL {reason}" for e in result.failing_entries for reason in e.failures]
+    lines += [
+        f"  down {entry_id}: first hit rank {_number(old)} -> {_number(new)} (baseline -> run)"
+        for entry_id, old, new in result.rank_drops
+    ]
     lines += [f"  note {note}" for note in result.notes]
     if not result.passed:
         lines.append(
@@ -34,6 +38,10 @@ def console_lines(result: GateResult) -> list[str]:
             f"{counts['failing_checks']} of {counts['checks']} checks fail"
         )
     return lines
+
+
+def _number(rank: int | None) -> str:
+    return "miss" if rank is None else str(rank)
 
 
 def _status(check: Check) -> str:
@@ -51,11 +59,11 @@ def markdown(result: GateResult) -> str:
     tuning = [e for e in result.run.entries if not e.scoring_only]
     held = [e for e in result.run.entries if e.scoring_only]
     out += ["", f"### Entries ({sum(not e.passed for e in tuning)} of {len(tuning)} failing)", ""]
-    out += _entry_table(tuning, metrics, result.baseline)
+    out += _entry_table(tuning, metrics, result.baseline, result.rank_drops)
     out += _means_line(result.run.tuning_means, metrics, "tuning entries")
     if held:
         out += ["", f"### Scoring only ({len(held)} entries, never used to choose thresholds)", ""]
-        out += _entry_table(held, metrics, result.baseline)
+        out += _entry_table(held, metrics, result.baseline, result.rank_drops)
         out += _means_line(result.run.scoring_only_means, metrics, "scoring-only entries")
     if result.notes:
         out += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in result.notes]
@@ -101,21 +109,27 @@ def _check_row(check: Check) -> str:
 
 
 def _entry_table(
-    entries: Sequence[EntryResult], metrics: Sequence[Metric], baseline: RunScore | None
+    entries: Sequence[EntryResult],
+    metrics: Sequence[Metric],
+    baseline: RunScore | None,
+    drops: Sequence[tuple[str, int | None, int | None]] = (),
 ) -> list[str]:
     head = ["entry", "result", "first hit" + (" (baseline)" if baseline else "")]
     head += [m.label for m in metrics] + ["why"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    dropped = {entry_id for entry_id, _, _ in drops}
     for entry in sorted(entries, key=lambda e: e.passed):  # stable: failing first, golden order kept
-        rows.append(_entry_row(entry, metrics, baseline))
+        rows.append(_entry_row(entry, metrics, baseline, entry.id in dropped))
     return rows
 
 
-def _entry_row(entry: EntryResult, metrics: Sequence[Metric], baseline: RunScore | None) -> str:
+def _entry_row(
+    entry: EntryResult, metrics: Sequence[Metric], baseline: RunScore | None, dropped: bool
+) -> str:
     rank = _rank(entry)
     if baseline is not None:
         before = baseline.entry(entry.id)
-        rank += f" ({_rank(before) if before else '-'})"
+        rank += f" ({_rank(before) if before else '-'})" + (" ↓" if dropped else "")
     values = [f"{entry.metrics[m.key]:.2f}" if m.key in entry.metrics else "-" for m in metrics]
     why = "; ".join(f.removeprefix(f"{entry.id}: ") for f in entry.failures)
     cells = [f"`{_cell(entry.id)}`", PASS_MARK if entry.passed else FAIL_MARK, rank, *values, _cell(why)]

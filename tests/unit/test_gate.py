@@ -157,7 +157,10 @@ def test_baseline_drop_fails(golden: GoldenSet, numeric: NumericRules) -> None:
         "MRR@5 0.63 vs baseline 0.90: dropped 0.27 > 0.05",
     ]
     report = markdown(result)
-    assert "| `q01` | ✅ | 3 (1) |" in report  # the rank drop per entry, baseline in brackets
+    assert "| `q01` | ✅ | 3 (1) ↓ |" in report  # the rank drop per entry, baseline in brackets
+    assert "| `q04` | ✅ | 2 (2) |" in report
+    assert result.rank_drops == (("q01", 1, 3), ("q03", 1, 3))  # seed 000: q01 1 -> 3, q03 1 -> 3
+    assert "  down q01: first hit rank 1 -> 3 (baseline -> run)" in console_lines(result)
     assert "kb-2026-09-c200-e5small" in report and "kb-2026-09-25-c800-m3" in report
 
 
