@@ -22,6 +22,7 @@ from monitor.config import Settings, config_summary, load_settings, masked
 from monitor.exceptions import ConfigError, RagmonError
 from monitor.gate.cli import add_parser as add_gate_parser
 from monitor.logging import configure_logging
+from monitor.judge.eval_cli import add_parser as add_eval_parser
 from monitor.review.cli import add_parser as add_review_parser
 from monitor.simulate import add_parser as add_simulate_parser
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_review_parser(sub)
     add_simulate_parser(sub)
     add_gate_parser(sub)
+    add_eval_parser(sub)
     return parser
 
 

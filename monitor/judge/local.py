@@ -354,9 +354,16 @@ class LocalJudge:
     """Judges traces offline with rules and multilingual-e5-small; the default when no LLM is configured."""
 
     def __init__(
-        self, embedder: Embedder, rules_dir: Path | None = None, numeric: NumberExtractor | None = None
+        self,
+        embedder: Embedder,
+        rules_dir: Path | None = None,
+        numeric: NumberExtractor | None = None,
+        *,
+        answer_relevance: bool = True,
     ) -> None:
+        """``answer_relevance=False`` leaves answer relevance undefined (``ragmon eval judge`` skips it)."""
         self._embedder = embedder
+        self._answer_relevance = answer_relevance
         self.rules = LocalJudgeRules.load(rules_dir)
         self._numbers: NumberExtractor = numeric if numeric is not None else NumericRules.load()
         self._bare = PlainNumbers()
@@ -382,7 +389,7 @@ class LocalJudge:
         """Verdicts and the question-answer similarity for one trace (synchronous, CPU-bound)."""
         abstained, evasive = self._phrases(item.answer)
         # An honest abstention has nothing to compare with the question: relevance is undefined, not zero.
-        asked = bool(item.question.strip()) and not abstained
+        asked = self._answer_relevance and bool(item.question.strip()) and not abstained
         opening = [item.answer[: self.rules.relevance_chars]] if asked else []
         evidence, extra = self._evidence(item, opening)
         claims = self._claim_verdicts(item, evidence, self.rules.support.score(evidence))
