@@ -21,8 +21,8 @@ from monitor import __version__
 from monitor.config import Settings, config_summary, load_settings, masked
 from monitor.exceptions import ConfigError, RagmonError
 from monitor.gate.cli import add_parser as add_gate_parser
-from monitor.logging import configure_logging
 from monitor.judge.eval_cli import add_parser as add_eval_parser
+from monitor.logging import configure_logging
 from monitor.review.cli import add_parser as add_review_parser
 from monitor.simulate import add_parser as add_simulate_parser
 

@@ -1,6 +1,8 @@
 """The RAG triad computed from a judge's narrow verdicts: code does the arithmetic, never the model.
 
-- faithfulness       = supported claims / claims (Ragas); no claims -> ``None``, not 1.0.
+- faithfulness       = supported claims / claims (Ragas); no claims -> ``None``, not 1.0. A claim that
+  carries a support score (the local judge's support probability) counts by that score instead of 0/1,
+  so faithfulness is the expected share of supported claims.
 - context_relevance  = useful chunks / retrieved chunks (order-blind: "how clean is the context").
 - context_precision  = average precision of the useful verdicts over rank (Ragas/DeepEval; order-aware).
   Seed 002: [1,0,1] -> relevance 0.667, precision 0.833; [0,1,1] -> precision 0.583; [1,1,0] -> 1.0.
@@ -19,10 +21,11 @@ from monitor.verdicts import ClaimVerdict, Scores, Verdicts
 
 
 def faithfulness(claims: Sequence[ClaimVerdict]) -> float | None:
-    """Share of the answer's claims that the retrieved chunks support; undefined without claims."""
+    """Share of the answer's claims that the retrieved chunks support (each claim with a support score
+    counting by its score); undefined without claims."""
     if not claims:
         return None
-    return sum(1 for claim in claims if claim.supported) / len(claims)
+    return sum(float(c.supported) if c.score is None else c.score for c in claims) / len(claims)
 
 
 def context_relevance(useful: Sequence[bool]) -> float | None:

