@@ -48,7 +48,9 @@ def _rules(tmp_path: Path) -> Path:
     rules = tmp_path / "rules"
     shutil.copytree(Path(str(files("monitor") / "rules")), rules)
     sampling = yaml.safe_load((rules / "sampling.yaml").read_text(encoding="utf-8"))
-    sampling["budget"] = {"traces_per_minute": PER_MINUTE, "tokens_per_hour": None, "reserve": 0.0}
+    # The shared bucket alone (no random floor): the judged count below is the bucket's refill.
+    budget = {"traces_per_minute": PER_MINUTE, "tokens_per_hour": None, "reserve": 0.0}
+    sampling["budget"] = {**budget, "random_floor_per_hour": 0}
     (rules / "sampling.yaml").write_text(yaml.safe_dump(sampling), encoding="utf-8")
     return rules
 
