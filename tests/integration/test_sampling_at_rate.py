@@ -111,6 +111,11 @@ def at_rate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Tally, Metrics]:
     metrics = Metrics(CollectorRegistry())
     with capture_logs():
         tally = _run(tmp_path_factory.mktemp("sampling-at-rate"), metrics)
+    # The figures behind the assertions (shown with pytest -s).
+    print(
+        f"\nrandom judged {dict(tally.random_judged)} of draws {dict(tally.random_draws)}; "
+        f"negative feedback {tally.negative}, skipped {tally.negative_skipped}; lanes {dict(tally.lanes)}"
+    )
     return tally, metrics
 
 
