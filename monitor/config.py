@@ -34,7 +34,8 @@ JUDGE_KEY_ENV = "RAGMON_JUDGE_API_KEY"
 PII_KEY_ENV = "RAGMON_PII_KEY"  # the key of PII pseudonyms in identifiers; share it between replicas
 OTLP_TOKEN_ENV = "RAGMON_OTLP_TOKEN"  # noqa: S105 - the variable's name; the otlp:// receiver's token
 OTLP_EXPORT_HEADERS_ENV = "RAGMON_OTLP_EXPORT_HEADERS"  # "name=value,...", as OTEL_EXPORTER_OTLP_HEADERS
-_SECRET_ENVS = (JUDGE_KEY_ENV, PII_KEY_ENV, OTLP_TOKEN_ENV, OTLP_EXPORT_HEADERS_ENV)
+REVIEW_TOKEN_ENV = "RAGMON_REVIEW_TOKEN"  # noqa: S105 - the variable's name; `review serve`'s login token
+_SECRET_ENVS = (JUDGE_KEY_ENV, PII_KEY_ENV, OTLP_TOKEN_ENV, OTLP_EXPORT_HEADERS_ENV, REVIEW_TOKEN_ENV)
 DEFAULT_METRICS_PORT = 9108
 DEFAULT_SHUTDOWN_DEADLINE_S = 10.0
 DEFAULT_MAX_INFLIGHT = 512
@@ -196,6 +197,12 @@ def load_settings(
         return Settings.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, config_file)) from exc
+
+
+def review_token(environ: Mapping[str, str] | None = None) -> SecretStr | None:
+    """The login token of ``ragmon review serve``, from RAGMON_REVIEW_TOKEN only (a flag shows in ps)."""
+    value = (os.environ if environ is None else environ).get(REVIEW_TOKEN_ENV, "").strip()
+    return SecretStr(value) if value else None
 
 
 def _otlp_secrets(environ: Mapping[str, str]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import h11
 import structlog
@@ -286,7 +287,8 @@ class BoundedServer:
             "http_version": request.http_version.decode(),
             "method": request.method.decode(),
             "scheme": "http",
-            "path": path.decode("utf-8", errors="replace"),
+            # ASGI: percent-escapes decoded (a trace id in a review URL); raw_path keeps them.
+            "path": unquote_to_bytes(path).decode("utf-8", errors="replace"),
             "raw_path": path,
             "query_string": query,
             "root_path": "",
@@ -296,10 +298,15 @@ class BoundedServer:
         }
         response: dict[str, Any] = {"status": 500, "headers": [], "chunks": []}
         sent_body = False
+        answered = asyncio.Event()
 
         async def receive() -> Message:
             nonlocal sent_body
             if sent_body:
+                # ASGI: a second receive waits for the disconnect. The response is buffered, so the
+                # client is gone for the app once it has answered (Starlette's file and streaming
+                # responses listen for this and would otherwise stop at once).
+                await answered.wait()
                 return {"type": "http.disconnect"}
             sent_body = True
             return {"type": "http.request", "body": body, "more_body": False}
@@ -315,6 +322,8 @@ class BoundedServer:
             await self.app(scope, receive, send)
         except Exception:  # noqa: BLE001 - one failing request answers 500; the server goes on
             return 500, [(b"content-type", b"text/plain; charset=utf-8")], [b"internal error\n"]
+        finally:
+            answered.set()
         return response["status"], response["headers"], response["chunks"]
 
     async def _reply_and_close(self, writer: asyncio.StreamWriter, status: int, body: bytes) -> None:

@@ -49,9 +49,13 @@ class NumericRules:
 
     def extract(self, text: str) -> list[Quantity]:
         """Return the quantities written in ``text``, in order; bare numbers (years, phones) are skipped."""
+        return [quantity for _, _, quantity in self.locate(text)]
+
+    def locate(self, text: str) -> list[tuple[int, int, Quantity]]:
+        """The quantities of ``text`` with their offsets in ``nfc(text)``, in order (review highlighting)."""
         surface = nfc(text)
         return [
-            Quantity(value, unit, surface[start:end])
+            (start, end, Quantity(value, unit, surface[start:end]))
             for start, end, value, unit in self._hits(fold(surface), self._lexicon.scanner)
         ]
 

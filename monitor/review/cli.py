@@ -24,6 +24,7 @@ from monitor.review.models import VERDICTS, CaseFilter, Status
 from monitor.review.promote import promote
 from monitor.review.render import print_agreement, print_case, print_cases
 from monitor.review.store import DEFAULT_STORE_PATH, ReviewStore, open_store
+from monitor.web.serve import add_parser as add_serve_parser
 
 Handler = Callable[[argparse.Namespace], int]
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
@@ -59,7 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     review.add_argument("--store", default=None, help=STORE_HELP)
     review.set_defaults(func=_usage(review))
     commands = review.add_subparsers(dest="review_command", metavar="COMMAND")
-    for build in (_list, _show, _label, _promote, _agreement, _sample):
+    for build in (_list, _show, _label, _promote, _agreement, _sample, add_serve_parser):
         parser = build(commands)
         # SUPPRESS: a --store after the sub-command overrides, its absence keeps the one before it.
         parser.add_argument("--store", default=argparse.SUPPRESS, help=STORE_HELP)

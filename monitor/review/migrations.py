@@ -79,9 +79,16 @@ def _samples(time_type: str) -> tuple[str, ...]:
     )
 
 
+_FLAG_SEVERITY = (
+    "ALTER TABLE review_flags ADD COLUMN severity TEXT",
+    "CREATE INDEX review_flags_severity ON review_flags (severity)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "cases and flags", _cases("TEXT", "TEXT"), _cases("JSONB", "TIMESTAMPTZ")),
     Migration(2, "weekly sample batches", _samples("TEXT"), _samples("TIMESTAMPTZ")),
+    # The severity each flag was raised with (the queue's severity filter); NULL on older rows.
+    Migration(3, "flag severity", _FLAG_SEVERITY, _FLAG_SEVERITY),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -37,10 +37,11 @@ class CaseNotFound(ReviewError):
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    """One reason a trace was queued, with the detail of the first time it was raised."""
+    """One reason a trace was queued, with the detail and severity of the first time it was raised."""
 
     reason: str
     detail: str | None = None
+    severity: str | None = None  # None: stored before severities were kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ class Case:
             "trace_id": self.trace_id,
             "status": str(self.status),
             "reasons": list(self.reasons),
-            "flags": [{"reason": f.reason, "detail": f.detail} for f in self.flags],
+            "flags": [{"reason": f.reason, "detail": f.detail, "severity": f.severity} for f in self.flags],
             "question": self.question,
             "answer": self.answer,
             "versions": self.versions,
@@ -156,9 +157,15 @@ class CaseFilter:
 
     status: Status | None = None
     reason: str | None = None
-    version: str | None = None
+    version: str | None = None  # any of model_id, prompt_version, index_version
+    model_id: str | None = None
+    prompt_version: str | None = None
+    index_version: str | None = None
+    severity: str | None = None  # a flag of the case was raised with this severity
     since: datetime | None = None
+    until: datetime | None = None  # stored before this moment
     sample: str | None = None
     labelled: bool | None = None
     labelled_since: datetime | None = None  # labelled (or relabelled) at or after this moment
     limit: int | None = None
+    offset: int = 0  # with ``limit``: skip this many (pages of the queue)

@@ -56,7 +56,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
 ON CONFLICT (trace_id) DO NOTHING
 """
 _INSERT_FLAG = """
-INSERT INTO review_flags (trace_id, reason, detail, first_seen) VALUES (?, ?, ?, ?)
+INSERT INTO review_flags (trace_id, reason, detail, severity, first_seen) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (trace_id, reason) DO NOTHING
 """
 _SELECT_CASES = """
@@ -152,7 +152,8 @@ class ReviewStore:
         with self._tx() as tx:
             tx.execute(statement, case_row)
             for reason in dict.fromkeys(reasons):
-                tx.execute(_INSERT_FLAG, (trace_id, reason, details.get(reason), now))
+                detail, severity = details.get(reason, (None, None))
+                tx.execute(_INSERT_FLAG, (trace_id, reason, detail, severity, now))
 
     def get(self, trace_id: str) -> Case | None:
         """The case for ``trace_id``, or ``None``."""
@@ -174,9 +175,35 @@ class ReviewStore:
         sql, params = self._where(where)
         sql = _SELECT_CASES + sql + " ORDER BY c.created_at DESC, c.trace_id"
         if where.limit is not None:
-            sql += f" LIMIT {int(where.limit)}"
+            sql += f" LIMIT {int(where.limit)} OFFSET {max(int(where.offset), 0)}"
         with self._tx() as tx:
             return self._cases(tx, tx.all(sql, params))
+
+    def count_cases(self, where: CaseFilter | None = None, **filters: Any) -> int:
+        """How many cases match the filter (``limit`` and ``offset`` ignored): the queue's page count."""
+        sql, params = self._where(where or CaseFilter(**filters))
+        with self._tx() as tx:
+            row = tx.one("SELECT COUNT(*) FROM review_cases c" + sql, params)  # noqa: S608 - constants and ?s
+        return int(row[0]) if row else 0
+
+    def reason_counts(self, where: CaseFilter | None = None, **filters: Any) -> dict[str, int]:
+        """Cases per flag reason among those matching the filter, most frequent first."""
+        sql, params = self._where(where or CaseFilter(**filters))
+        query = (
+            "SELECT f.reason, COUNT(*) FROM review_flags f WHERE f.trace_id IN "  # noqa: S608 - constants and ?s
+            f"(SELECT c.trace_id FROM review_cases c{sql}) GROUP BY f.reason ORDER BY COUNT(*) DESC, f.reason"
+        )
+        with self._tx() as tx:
+            return {str(reason): int(count) for reason, count in tx.all(query, params)}
+
+    def versions(self) -> dict[str, list[str]]:
+        """The distinct model, prompt and index versions of the stored cases (the queue's filter choices)."""
+        found: dict[str, list[str]] = {}
+        with self._tx() as tx:
+            for column in VERSION_KEYS:
+                sql = f"SELECT DISTINCT {column} FROM review_cases WHERE {column} IS NOT NULL ORDER BY 1"  # noqa: S608 - constant column names
+                found[column] = [str(row[0]) for row in tx.all(sql)]
+        return found
 
     def _where(self, f: CaseFilter) -> tuple[str, list[Any]]:
         clauses: list[str] = []
@@ -190,9 +217,20 @@ class ReviewStore:
         if f.version is not None:
             clauses.append("(c.model_id = ? OR c.prompt_version = ? OR c.index_version = ?)")
             params.extend([f.version] * 3)
+        for column in VERSION_KEYS:
+            value = getattr(f, column)
+            if value is not None:
+                clauses.append(f"c.{column} = ?")
+                params.append(value)
+        if f.severity is not None:
+            clauses.append(_EXISTS.format(table="review_flags", column="severity"))
+            params.append(f.severity)
         if f.since is not None:
             clauses.append("c.created_at >= ?")
             params.append(self._db.time_param(f.since))
+        if f.until is not None:
+            clauses.append("c.created_at < ?")
+            params.append(self._db.time_param(f.until))
         if f.sample is not None:
             clauses.append(_EXISTS.format(table="review_samples", column="batch"))
             params.append(f.sample)
@@ -262,12 +300,14 @@ class ReviewStore:
 
     def _cases(self, tx: Tx, rows: list[Row]) -> list[Case]:
         ids = [row[0] for row in rows]
-        flags = self._related(tx, "trace_id, reason, detail FROM review_flags", ids, "first_seen, reason")
+        flags = self._related(
+            tx, "trace_id, reason, detail, severity FROM review_flags", ids, "first_seen, reason"
+        )
         samples = self._related(tx, "trace_id, batch FROM review_samples", ids, "batch")
         return [
             self._case(
                 row,
-                [Flag(r[1], r[2]) for r in flags.get(row[0], [])],
+                [Flag(r[1], r[2], r[3]) for r in flags.get(row[0], [])],
                 [s[1] for s in samples.get(row[0], [])],
             )
             for row in rows
@@ -338,11 +378,16 @@ def _str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _flag_details(result: Mapping[str, Any]) -> dict[str, str]:
-    details: dict[str, str] = {}
+def _flag_details(result: Mapping[str, Any]) -> dict[str, tuple[str | None, str | None]]:
+    """reason -> (detail, severity) from the result record's flags, the first of each reason."""
+    details: dict[str, tuple[str | None, str | None]] = {}
     for flag in result.get("flags") or ():
-        if isinstance(flag, Mapping) and flag.get("reason") and flag.get("detail") is not None:
-            details.setdefault(str(flag["reason"]), str(flag["detail"]))
+        if isinstance(flag, Mapping) and flag.get("reason"):
+            detail, severity = flag.get("detail"), flag.get("severity")
+            details.setdefault(
+                str(flag["reason"]),
+                (None if detail is None else str(detail), None if severity is None else str(severity)),
+            )
     return details
 
 
