@@ -17,6 +17,7 @@ from monitor.exceptions import StoreError
 from monitor.review import ReviewStore, Status, open_store
 from monitor.review.migrations import LATEST_VERSION
 from monitor.review.promote import promote
+from tests.support.review_queue import check_queue_queries
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -223,3 +224,15 @@ def test_closed_store_refuses(pg_url: str) -> None:
     store.close()
     with pytest.raises(StoreError, match="closed"):
         store.list_cases()
+
+
+def test_queue_queries_on_postgres(pg_url: str) -> None:
+    """The web queue's filters, pages and counts give the same answers on PostgreSQL as on SQLite."""
+    moments = [datetime(2026, 9, 28, 9, 0, tzinfo=UTC)]
+
+    def advance() -> datetime:
+        moments.append(moments[-1] + timedelta(minutes=1))
+        return moments[-1]
+
+    with open_store(pg_url, clock=lambda: moments[-1]) as store:
+        check_queue_queries(store, advance)
