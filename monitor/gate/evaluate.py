@@ -11,6 +11,7 @@ count: a wrong deadline is wrong in every split.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from monitor.numeric.model import json_number
 from monitor.retrieval import first_hit_rank, hit_at_k, ndcg_at_k, recall_at_k, reciprocal_rank
 from monitor.trace import Trace
 
+_PARENTHETICAL = re.compile(r"\([^()]*\)|（[^（）]*）")  # ASCII and full-width (zh) parentheses
 _MISS = 1 << 30  # ranks a miss below every retrieved rank
 
 Faithfulness = Callable[[Trace], float | None]  # supported claims / claims; None when no claims
@@ -162,7 +164,10 @@ class Scorer:
             return Figures()
         sources_known = bool(entry.expected_sources_text)
         sources = (*entry.expected_sources_text, entry.expected_answer)
-        report = self.numeric.check_reference(trace.answer, entry.expected_answer, sources)
+        required = entry.expected_answer
+        if rule.parenthetical == "optional":
+            required = _PARENTHETICAL.sub(" ", required)
+        report = self.numeric.check_reference(trace.answer, required, sources)
         units = None if rule.units is None else frozenset(rule.units)
         return Figures(
             missing=_texts(report.missing, units),

@@ -445,3 +445,38 @@ def test_the_documented_gate_yaml_and_ci_jobs_load() -> None:
     )
     jobs = [yaml.safe_load(b) for b in blocks if b is not gate_yaml]
     assert "gate" in jobs[0]["jobs"] and "ragmon gate" in " ".join(jobs[1]["rag-gate"]["script"])
+
+
+@pytest.mark.parametrize(
+    ("parenthetical", "answer", "failures"),
+    [
+        ("optional", "Bạn được trả trong 7 ngày kể từ ngày nhận hàng.", []),
+        (
+            "required",
+            "Bạn được trả trong 7 ngày kể từ ngày nhận hàng.",
+            ["p01: answer says 7 ngày; expected 30 ngày"],
+        ),
+        ("optional", "7 ngày; thành viên Plus được 30 ngày cho hàng thời trang.", []),
+        ("optional", "Bạn có 30 ngày để đổi trả áo.", ["p01: answer says 30 ngày; expected 7 ngày"]),
+    ],
+)
+def test_parenthetical_figures(
+    tmp_path: Path, numeric: NumericRules, parenthetical: str, answer: str, failures: list[str]
+) -> None:
+    """A figure in parentheses of the expected answer is a side note by default: allowed, not required;
+    it never stands in for the figure outside them."""
+    path = tmp_path / "golden.json"
+    entry = {
+        "id": "p01",
+        "question": "Mua áo không vừa thì trả trong mấy ngày?",
+        "expected_sections": ["DT-1"],
+        "reference_answer": "Trong 7 ngày kể từ ngày nhận hàng. (Thành viên Plus: 30 ngày cho thời trang.)",
+    }
+    path.write_text(json.dumps([entry], ensure_ascii=False), encoding="utf-8")
+    golden = GoldenSet.load([path], BANHANG / "policy.json")
+    run = write_rows(
+        tmp_path / "run.jsonl", [{"trace_id": "t", "golden_id": "p01", "question": "?", "answer": answer}]
+    )
+    config = GateConfig(numeric={"parenthetical": parenthetical}, floors={})
+    result = run_gate(scorer(golden, numeric, config), run)
+    assert [f for e in result.failing_entries for f in e.failures] == failures
