@@ -124,6 +124,9 @@ class GateConfig(_Section):
     metrics: tuple[str, ...] = DEFAULT_METRICS  # reported columns; the floors' metrics are added
     numeric: NumericGate = NumericGate()
     abstention: bool = True  # unanswerable entries must abstain
+    # Phrases your assistant abstains with, beside rules/abstention's ("our documents don't cover"):
+    # an assistant's refusal template is known, and the packs cannot list every wording.
+    abstention_phrases: tuple[str, ...] = ()
     baseline: BaselineGate = BaselineGate()
     scoring_only_tags: tuple[str, ...] = DEFAULT_SCORING_ONLY_TAGS
     match: MatchGate = MatchGate()

@@ -480,3 +480,24 @@ def test_parenthetical_figures(
     config = GateConfig(numeric={"parenthetical": parenthetical}, floors={})
     result = run_gate(scorer(golden, numeric, config), run)
     assert [f for e in result.failing_entries for f in e.failures] == failures
+
+
+def test_abstention_phrases_from_gate_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An assistant's own refusal wording, listed in gate.yaml, counts as abstaining (accents ignored)."""
+    from monitor.cli import main
+
+    extended_golden(tmp_path)
+    refusal = "Xin lỗi, câu này nằm ngoài chính sách đổi trả của shop."
+    run = extended_run(tmp_path, refusal, "Đơn từ 300.000 đồng được miễn phí ship.")
+    args = [
+        str(run),
+        "--golden",
+        str(tmp_path / "golden.json"),
+        "--golden-sections",
+        str(BANHANG / "policy.json"),
+    ]
+    assert main(["gate", *args]) == 1
+    assert "q06: unanswerable, but the answer does not abstain" in capsys.readouterr().out
+    config = tmp_path / "gate.yaml"
+    config.write_text("abstention_phrases: ['nam ngoai chinh sach doi tra']\n", encoding="utf-8")
+    assert main(["gate", *args, "--config", str(config)]) == 0, capsys.readouterr().out
