@@ -130,7 +130,7 @@ class GateConfig(_Section):
     baseline: BaselineGate = BaselineGate()
     scoring_only_tags: tuple[str, ...] = DEFAULT_SCORING_ONLY_TAGS
     match: MatchGate = MatchGate()
-    # "local": the offline local judge scores faithfulness (rules + e5, no API, no key); None: not scored.
+    # "local": the offline local judge scores faithfulness (monitor.judge.local: no API, no key); None: not.
     judge: Literal["local"] | None = None
 
     @model_validator(mode="after")
