@@ -3,6 +3,8 @@
 Three entry shapes are accepted: seed 000's (``cau_hoi``, ``muc_ky_vong``, ``tra_loi_ky_vong``,
 ``nguon``), seed 001's (``question``, ``reference_answer``, ``reference_contexts``, ``answerable``,
 ``expected_behavior``, ...) and the promoted shape (seed 001's plus ``expected_sections`` and ``source``).
+Any shape may carry ``variants``: other wordings of the question, which the matcher matches as well
+(``ragmon review promote --as-variant`` appends to it).
 A file is a bare JSON array (its version is a hash of its bytes), an object ``{"version": ...,
 "entries": [...]}`` (promotion writes this and bumps the version), or JSONL (one entry per line).
 """
@@ -35,6 +37,12 @@ class GoldenEntry:
     language: str | None = None
     category: str | None = None
     tags: tuple[str, ...] = ()  # free labels; ``scoring_only: true`` adds "scoring_only" (ragmon gate)
+    variants: tuple[str, ...] = ()
+
+    @property
+    def questions(self) -> tuple[str, ...]:
+        """The question and its variants, the wordings the matcher compares a live question with."""
+        return (self.question, *self.variants)
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ def _entry(raw: Any, where: str, sections: Mapping[str, str]) -> GoldenEntry:
         language=_text(raw, ("language",), where),
         category=_text(raw, ("category",), where),
         tags=_tags(raw, where),
+        variants=_str_list(raw, ("variants",), where),
     )
 
 

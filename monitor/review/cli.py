@@ -21,7 +21,7 @@ from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
 from monitor.review import sample as sample_mod
 from monitor.review.models import VERDICTS, CaseFilter, Status
-from monitor.review.promote import promote
+from monitor.review.promote import promote, promote_variant
 from monitor.review.render import print_agreement, print_case, print_cases
 from monitor.review.store import DEFAULT_STORE_PATH, ReviewStore, open_store
 from monitor.web.serve import add_parser as add_serve_parser
@@ -121,6 +121,11 @@ def _promote(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> a
     p.add_argument("trace_ids", nargs="+", metavar="ID")
     p.add_argument("--golden", type=Path, required=True, help="golden file (JSON), created if missing")
     p.add_argument("--source", help="source tag for the entries, e.g. su-co-2026-09-28 (default: trace id)")
+    p.add_argument(
+        "--as-variant",
+        metavar="ENTRY_ID",
+        help="add the cases' questions as variants of this existing entry instead of new entries",
+    )
     p.set_defaults(func=cmd_promote)
     return p
 
@@ -238,7 +243,9 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    """``ragmon review promote ID ... --golden FILE``."""
+    """``ragmon review promote ID ... --golden FILE [--as-variant ENTRY_ID]``."""
+    if args.as_variant:
+        return _run(args, lambda store: _promote_variant(store, args))
 
     def action(store: ReviewStore) -> int:
         done = promote(store, args.trace_ids, args.golden, source=args.source)
@@ -248,6 +255,14 @@ def cmd_promote(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, action)
+
+
+def _promote_variant(store: ReviewStore, args: argparse.Namespace) -> int:
+    done = promote_variant(store, args.trace_ids, args.as_variant, args.golden, source=args.source)
+    for question in done.variants:
+        print(f"{done.entry_id}: added variant {question!r}")
+    print(f"{args.golden}: golden set version {done.version}, {len(done.variants)} variants added")
+    return 0
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:

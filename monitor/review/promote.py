@@ -5,6 +5,11 @@ JSON array (seed 000's format) is converted on first promotion, its entries kept
 version 1 -> 2. Promotion is all or nothing: if any case is refused (no human-confirmed expected
 answer, already promoted, or its question is already in the file) nothing is written. The file is
 replaced atomically, so a crash never leaves half a golden set.
+
+``promote_variant`` adds reviewed cases' questions to an existing entry's ``variants`` instead (a
+paraphrase the matcher missed): refused when the entry is unknown (a ``ConfigError``), when the question
+is already that entry's question or variant, or another entry's, or when the case is unreviewed or
+already promoted; it bumps the version too.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from monitor.exceptions import ConfigError
+from monitor.pii import Scrubber
 from monitor.review.models import Case, ReviewError, Status
 
 _QUESTION_KEYS = ("question", "cau_hoi")
@@ -41,6 +47,15 @@ class GoldenFile:
 
     version: int
     entries: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class PromotedVariants:
+    """What a variant promotion did: the new version, the entry and the questions it gained."""
+
+    version: int
+    entry_id: str
+    variants: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +172,8 @@ def promote(
 ) -> Promoted:
     """Append the cases to the golden file as one new version, then mark them promoted in the store."""
     golden = load_golden(golden_path)
-    questions = {normalize_question(_question(e)) for e in golden.entries}
-    promoted_ids = {str(e["trace_id"]) for e in golden.entries if e.get("trace_id")}
+    questions = {normalize_question(q) for e in golden.entries for q in _questions(e)}
+    promoted_ids = _promoted_ids(golden.entries)
     added, refused = [], {}
     for trace_id in dict.fromkeys(trace_ids):
         case = store.require(trace_id)
@@ -177,5 +192,75 @@ def promote(
     return Promoted(version=new.version, entries=added)
 
 
+def promote_variant(
+    store: _PromoteStore,
+    trace_ids: Sequence[str],
+    entry_id: str,
+    golden_path: Path,
+    source: str | None = None,
+    scrubber: Scrubber | None = None,
+) -> PromotedVariants:
+    """Add the cases' (scrubbed) questions to entry ``entry_id``'s variants as one new golden version."""
+    golden = load_golden(golden_path)
+    entry = next((e for e in golden.entries if str(e.get("id")) == entry_id), None)
+    if entry is None:
+        raise ConfigError(f"golden file {golden_path}: no entry with id {entry_id!r}")
+    scrub = (scrubber or Scrubber.load()).scrub
+    owners = {normalize_question(q): str(e.get("id")) for e in golden.entries for q in _questions(e)}
+    promoted_ids = _promoted_ids(golden.entries)
+    added: list[str] = []
+    refused: dict[str, str] = {}
+    for trace_id in dict.fromkeys(trace_ids):
+        case = store.require(trace_id)
+        question = scrub(case.question).strip()
+        why = "already promoted" if trace_id in promoted_ids else None
+        why = why or _variant_refusal(case, question, owners, entry_id)
+        if why is not None:
+            refused[trace_id] = why
+            continue
+        added.append(question)
+        owners[normalize_question(question)] = entry_id
+    if refused:
+        raise PromotionRefused(refused)
+    entry["variants"] = [*_variants(entry), *added]
+    entry["variant_trace_ids"] = [*entry.get("variant_trace_ids", ()), *dict.fromkeys(trace_ids)]
+    new = GoldenFile(version=golden.version + 1, entries=golden.entries)
+    write_golden(golden_path, new)
+    for trace_id in dict.fromkeys(trace_ids):
+        store.mark_promoted(trace_id, source or trace_id, new.version)
+    return PromotedVariants(version=new.version, entry_id=entry_id, variants=added)
+
+
+def _variant_refusal(case: Case, question: str, owners: Mapping[str, str], entry_id: str) -> str | None:
+    if case.status == Status.PROMOTED:
+        return "already promoted"
+    if case.label is None:
+        return "not reviewed (label it first)"
+    if not normalize_question(question):
+        return "the case has no question"
+    owner = owners.get(normalize_question(question))
+    if owner == entry_id:
+        return f"already a question or variant of {entry_id}"
+    if owner is not None:
+        return f"already the question or a variant of another entry, {owner}"
+    return None
+
+
 def _question(entry: Mapping[str, Any]) -> str:
     return next((str(entry[k]) for k in _QUESTION_KEYS if isinstance(entry.get(k), str)), "")
+
+
+def _variants(entry: Mapping[str, Any]) -> list[str]:
+    value = entry.get("variants") or []
+    return [str(v) for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _promoted_ids(entries: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Trace ids already in the file, as an entry's own trace or as a variant's."""
+    ids = {str(e["trace_id"]) for e in entries if e.get("trace_id")}
+    return ids | {str(t) for e in entries for t in e.get("variant_trace_ids") or ()}
+
+
+def _questions(entry: Mapping[str, Any]) -> list[str]:
+    """The entry's question and its variants."""
+    return [_question(entry), *_variants(entry)]

@@ -171,3 +171,15 @@ def test_sections_file_forms(tmp_path: Path) -> None:
     assert load_sections(yaml_file) == {"X-2": "other text"}
     with pytest.raises(ConfigError, match="map of section id to text"):
         load_sections(write(tmp_path / "bad.json", {"X-1": 3}))
+
+
+def test_variants_are_loaded_and_optional(tmp_path: Path) -> None:
+    """``variants`` become the entry's extra wordings; entries without them have the question alone."""
+    with_variants = seed001("v-1", variants=["the qua tang tra dc ko", "thẻ quà tặng đổi được không"])
+    path = write(tmp_path / "g.json", [with_variants, seed001("v-2", question="Đổi size áo?")])
+    first, second = GoldenSet.load([path]).entries
+    assert first.questions == (with_variants["question"], *with_variants["variants"])
+    assert second.variants == () and second.questions == ("Đổi size áo?",)
+    bad = write(tmp_path / "bad.json", [seed001("v-3", variants="one string")])
+    with pytest.raises(ConfigError, match="field 'variants' must be a list"):
+        GoldenSet.load([bad])

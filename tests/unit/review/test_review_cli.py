@@ -229,3 +229,56 @@ def test_parse_since() -> None:
     assert parse_since("2026-09-25") == datetime(2026, 9, 25, tzinfo=UTC)
     with pytest.raises(argparse.ArgumentTypeError):
         parse_since("last week")
+
+
+def test_promote_as_variant(
+    run: Run, store: ReviewStore, add_case: Callable[..., str], tmp_path: Path
+) -> None:
+    """--as-variant adds the scrubbed question to the entry's variants, bumps the version, refuses repeats."""
+    golden = tmp_path / "golden.json"
+    golden.write_text(
+        '[{"id": "q01", "cau_hoi": "Mua áo mặc không vừa thì được trả trong mấy ngày?",'
+        ' "tra_loi_ky_vong": "7 ngày", "muc_ky_vong": ["DT-1"]},'
+        ' {"id": "q03", "cau_hoi": "Trả hàng rồi bao lâu thì nhận lại tiền?"}]',
+        encoding="utf-8",
+    )
+    add_case("v-1", question="ao mac ko vua tra may hom, sdt em 0912 345 678")
+    add_case("v-2", question="ao mac ko vua tra may hom, sdt em 0912 345 678 ")
+    add_case("v-3", question="tra hang roi, bao lau thi nhan lai tien")
+    add_case("v-4", question="Mua áo mặc không vừa thì được trả trong mấy ngày")
+    for trace_id in ("v-1", "v-2", "v-3", "v-4"):
+        assert run("label", trace_id, "bad")[0] == 0
+
+    code, out, err = run("promote", "v-1", "--golden", str(golden), "--as-variant", "q01")
+    assert code == 0, err
+    data = json.loads(golden.read_text(encoding="utf-8"))
+    q01 = data["entries"][0]
+    assert data["version"] == 2 and "version 2" in out
+    assert len(q01["variants"]) == 1 and "[PHONE]" in q01["variants"][0] and "0912" not in out
+    assert q01["variant_trace_ids"] == ["v-1"] and q01["tra_loi_ky_vong"] == "7 ngày"
+    promoted = store.get("v-1")
+    assert promoted is not None and promoted.status is Status.PROMOTED
+
+    refusals = {
+        "v-2": "already a question or variant of q01",  # the same question, modulo spacing
+        "v-4": "already a question or variant of q01",  # the entry's own question, modulo punctuation
+        "v-1": "already promoted",
+    }
+    for trace_id, why in refusals.items():
+        code, _, err = run("promote", trace_id, "--golden", str(golden), "--as-variant", "q01")
+        assert code == 1 and why in err
+    code, _, err = run("promote", "v-3", "--golden", str(golden), "--as-variant", "q01")
+    assert code == 1 and "another entry, q03" in err
+    code, _, err = run("promote", "v-2", "--golden", str(golden), "--as-variant", "q99")
+    assert code == 2 and "no entry with id 'q99'" in err and len(err.strip().splitlines()) == 1
+    assert json.loads(golden.read_text(encoding="utf-8"))["version"] == 2  # refusals wrote nothing
+
+
+def test_promote_as_variant_needs_a_review(run: Run, add_case: Callable[..., str], tmp_path: Path) -> None:
+    """An unreviewed case is refused and nothing is written."""
+    golden = tmp_path / "golden.json"
+    golden.write_text('{"version": 4, "entries": [{"id": "q01", "question": "Mua áo?"}]}', encoding="utf-8")
+    add_case("u-1", question="ao ko vua tra dc ko")
+    code, _, err = run("promote", "u-1", "--golden", str(golden), "--as-variant", "q01")
+    assert code == 1 and "not reviewed" in err
+    assert json.loads(golden.read_text(encoding="utf-8"))["version"] == 4
