@@ -1,40 +1,54 @@
-"""Match a live question to the closest golden question: lexical prefilter, then e5 confirmation.
+"""Match a live question to the golden entry it asks: lexical similarity, optionally blended with e5.
 
-e5 cosines are compressed (unrelated Vietnamese questions still score 0.78-0.90) and unaccented text
-clusters together, so the embedding compares the *normalized* intent words of both sides and its
-cosine is rescaled from a floor before it is blended with the lexical score. A match needs the blend
-over ``threshold`` and a ``margin`` over the second-best entry: a question close to two entries is
-ambiguous, and a wrong reference check is worse than none. The embedding runs only when some entry is
-lexically close (``prefilter``), since this runs on every trace.
+Every entry is compared through all its wordings (the question and its ``variants``); an entry scores
+its best wording. The lexical score mixes a weighted Dice of normalized terms (unigrams and adjacent
+bigrams, Chinese as character bigrams, IDF over the entries) with a weighted Dice of character
+trigrams, which survives typos ("laptp", "allowence"). It works offline and alone.
+
+When an embedder is given, the cosine of multilingual-e5 between the *normalized* intent texts is
+blended in: e5 cosines are compressed (unrelated Vietnamese questions still score 0.78-0.90), so the
+cosine is rescaled from a floor first. The embedding runs only when some entry is lexically close
+enough that the blend could pass (``prefilter``), since this runs on every trace.
+
+A match needs the score over ``threshold`` and a ``margin`` over the second-best entry: a question
+close to two entries is ambiguous, and a wrong reference check is worse than none. The defaults were
+fitted on tests/data/golden_match/paraphrases (train), the thresholds chosen on its dev split; see
+docs/golden-matching.md for the figures and ``scripts/fit_golden_match.py`` for the command.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from monitor.embeddings import Embedder, Vectors
 from monitor.golden.model import GoldenEntry, GoldenSet
-from monitor.golden.text import TermWeights, Vocabulary, lexical_similarity, terms
+from monitor.golden.text import TermWeights, Vocabulary, char_grams, lexical_similarity, terms
 
-# Fitted on tests/data/golden_match/{q01..q05,negatives}.yaml (grid over weight, threshold, margin):
-# there, hard negatives peak at 0.53 and paraphrases bottom out at 0.64; 0.58 sits between them.
+# Chosen on the dev split of tests/data/golden_match/paraphrases (docs/golden-matching.md).
 DEFAULT_MATCH_THRESHOLD = 0.58
+DEFAULT_LEXICAL_THRESHOLD = 0.40
 DEFAULT_MATCH_MARGIN = 0.10
+DEFAULT_LEXICAL_MARGIN = 0.05
 DEFAULT_LEXICAL_WEIGHT = 0.5
+DEFAULT_CHAR_WEIGHT = 0.3
+DEFAULT_BALANCE = 0.5
 # e5-small's cosine between unrelated normalized questions sits around here; below it means nothing.
 SEMANTIC_FLOOR = 0.85
+Scores = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
 class GoldenMatch:
-    """The golden entry a question matched, with the blended, lexical and semantic scores."""
+    """The golden entry a question matched, with the final, lexical and semantic scores."""
 
     entry: GoldenEntry
     similarity: float
     lexical: float
-    semantic: float
+    semantic: float | None
     margin: float
 
 
@@ -48,6 +62,13 @@ class Candidate:
     semantic: float | None
 
 
+@dataclass(frozen=True)
+class _Wording:
+    entry: int
+    terms: frozenset[str]
+    grams: frozenset[str]
+
+
 def lossless_prefilter(threshold: float, lexical_weight: float) -> float:
     """The lexical score below which no semantic score can lift the blend to ``threshold``."""
     if lexical_weight <= 0.0:
@@ -58,30 +79,54 @@ def lossless_prefilter(threshold: float, lexical_weight: float) -> float:
 class GoldenMatcher:
     """Finds the golden entry a live question asks, or None; build once, call ``match`` per trace.
 
-    ``prefilter`` defaults to the lossless bound: skipping the embedding below it never changes a result.
+    Without an embedder the lexical score decides alone (``DEFAULT_LEXICAL_THRESHOLD``); with one, the
+    blend does (``DEFAULT_MATCH_THRESHOLD``). ``prefilter`` defaults to the lossless bound: skipping the
+    embedding below it never changes a result.
     """
 
     def __init__(
         self,
         golden: GoldenSet,
-        embedder: Embedder,
-        threshold: float = DEFAULT_MATCH_THRESHOLD,
+        embedder: Embedder | None = None,
+        threshold: float | None = None,
         k: int = 5,
         *,
-        margin: float = DEFAULT_MATCH_MARGIN,
+        margin: float | None = None,
         prefilter: float | None = None,
         lexical_weight: float = DEFAULT_LEXICAL_WEIGHT,
+        char_weight: float = DEFAULT_CHAR_WEIGHT,
+        balance: float = DEFAULT_BALANCE,
         vocabulary: Vocabulary | None = None,
     ) -> None:
-        self.golden, self.threshold, self.k = golden, threshold, k
-        self.margin, self.lexical_weight = margin, lexical_weight
-        self.prefilter = lossless_prefilter(threshold, lexical_weight) if prefilter is None else prefilter
+        semantic = embedder is not None
+        default_threshold = DEFAULT_MATCH_THRESHOLD if semantic else DEFAULT_LEXICAL_THRESHOLD
+        self.golden, self.k, self.char_weight, self.balance = golden, k, char_weight, balance
+        self.threshold = default_threshold if threshold is None else threshold
+        default_margin = DEFAULT_MATCH_MARGIN if semantic else DEFAULT_LEXICAL_MARGIN
+        self.margin = default_margin if margin is None else margin
+        self.lexical_weight = lexical_weight if semantic else 1.0
+        bound = lossless_prefilter(self.threshold, self.lexical_weight)
+        self.prefilter = bound if prefilter is None else prefilter
         self._embedder = embedder
         self._vocab = vocabulary or Vocabulary.load()
-        keys = [self._key(e.question) for e in golden.entries]
-        self._terms = [terms(key) for key in keys]
-        self._weights = TermWeights(self._terms)
-        self._vectors: Vectors = embedder.embed([" ".join(key) for key in keys], "query")
+        self._wordings = self._index(golden)
+        by_entry = [frozenset[str]() for _ in golden.entries]
+        grams_by_entry = [frozenset[str]() for _ in golden.entries]
+        for w in self._wordings:
+            by_entry[w.entry] |= w.terms
+            grams_by_entry[w.entry] |= w.grams
+        self._weights, self._gram_weights = TermWeights(by_entry), TermWeights(grams_by_entry)
+        self._owner = np.array([w.entry for w in self._wordings], dtype=np.int64)
+        texts = [self._vocab.intent_text(q) or q for e in golden.entries for q in e.questions]
+        self._vectors: Vectors | None = embedder.embed(texts, "query") if embedder and texts else None
+
+    def _index(self, golden: GoldenSet) -> list[_Wording]:
+        wordings = []
+        for index, entry in enumerate(golden.entries):
+            for question in entry.questions:
+                key = self._key(question)
+                wordings.append(_Wording(index, terms(key), char_grams(key)))
+        return wordings
 
     def _key(self, question: str) -> tuple[str, ...]:
         return self._vocab.tokens(question) or tuple(question.split())
@@ -90,7 +135,9 @@ class GoldenMatcher:
         """The entry this question asks for, or None when none is close enough and clearly ahead."""
         ranked = self.candidates(question)
         best = ranked[0] if ranked else None
-        if best is None or best.semantic is None or best.similarity < self.threshold:
+        if best is None or best.similarity < self.threshold:
+            return None
+        if self._embedder is not None and best.semantic is None:
             return None
         margin = best.similarity - (ranked[1].similarity if len(ranked) > 1 else 0.0)
         if margin < self.margin:
@@ -99,17 +146,34 @@ class GoldenMatcher:
 
     def candidates(self, question: str, prefilter: bool = True) -> list[Candidate]:
         """Every entry scored for ``question``, best first; lexical only when the prefilter rejects it."""
-        key = self._key(question)
-        query = terms(key)
-        lexical = np.array([lexical_similarity(query, t, self._weights) for t in self._terms])
-        if not len(lexical):
+        if not self._wordings:
             return []
-        if prefilter and lexical.max() < self.prefilter:
+        lexical = self.lexical_scores(question)
+        if self._embedder is None or self._vectors is None or (prefilter and lexical.max() < self.prefilter):
             return self._ranked(lexical, None)
-        cosines = (self._embedder.embed([" ".join(key)], "query") @ self._vectors.T)[0]
-        return self._ranked(lexical, cosines)
+        query = self._vocab.intent_text(question) or question
+        cosines = (self._embedder.embed([query], "query") @ self._vectors.T)[0]
+        return self._ranked(lexical, self._best_per_entry(cosines.astype(np.float64)))
 
-    def _ranked(self, lexical: np.ndarray, cosines: np.ndarray | None) -> list[Candidate]:
+    def lexical_scores(self, question: str) -> Scores:
+        """Each entry's lexical score for ``question``: the best over its wordings."""
+        key = self._key(question)
+        query, grams = terms(key), char_grams(key)
+        per_wording = np.array(
+            [
+                (1.0 - self.char_weight) * lexical_similarity(query, w.terms, self._weights, self.balance)
+                + self.char_weight * lexical_similarity(grams, w.grams, self._gram_weights, self.balance)
+                for w in self._wordings
+            ]
+        )
+        return self._best_per_entry(per_wording)
+
+    def _best_per_entry(self, per_wording: Scores) -> Scores:
+        best = np.full(len(self.golden.entries), -np.inf)
+        np.maximum.at(best, self._owner, per_wording)
+        return best
+
+    def _ranked(self, lexical: Scores, cosines: Scores | None) -> list[Candidate]:
         if cosines is None:
             blend = self.lexical_weight * lexical
         else:
@@ -125,3 +189,11 @@ class GoldenMatcher:
             )
             for i in order
         ]
+
+
+def rank_scores(candidates: Sequence[Candidate]) -> tuple[str | None, float, float]:
+    """The best entry's id, its score and its margin over the second (threshold fitting)."""
+    if not candidates:
+        return None, 0.0, 0.0
+    second = candidates[1].similarity if len(candidates) > 1 else 0.0
+    return candidates[0].entry.id, candidates[0].similarity, candidates[0].similarity - second

@@ -1,9 +1,19 @@
-"""Diacritic- and case-insensitive text keys for golden matching, and the cheap lexical similarity.
+"""Normalized text keys for golden matching, and the cheap lexical similarities.
 
-Customers write Vietnamese without accents and with chat abbreviations ("ko", "dc", "ship"); the
-golden set is written either way. Both sides are folded (accents removed, đ -> d, lower case), the
-abbreviation pack in ``rules/golden_abbreviations.yaml`` expands short forms and maps synonyms onto one
-spelling, and filler words are dropped, so the words left are the question's intent.
+Customers write Vietnamese without accents and in teen-code ("ko", "dc", "bn"), English with typos and
+inflections, Chinese without spaces, and mix them ("refund sau khi tra hang", "change地址"). Both the
+golden wordings and the live question go through one pipeline, so whatever it does it does to both:
+
+1. ``fold``: NFKC (full-width forms), lower case, diacritics stripped, đ -> d.
+2. Chinese runs: known words (the packs' synonyms and ``words``) are cut out whole, a synonym is
+   replaced by its canonical spelling (which may be another language's word), stop strings are cut,
+   and what is left is read as character bigrams (no segmenter: bigrams suffice for FAQ matching).
+3. Other tokens: abbreviations expanded ("dc" -> "duoc"), a light English stemmer ("charges",
+   "charged", "charging" -> "charg"), phrase synonyms mapped onto one spelling (longest first), and
+   stopwords dropped, so the words left are the question's intent.
+
+The vocabulary is data: one pack per language under ``rules/golden/`` (``vi.yaml``, ``en.yaml``,
+``zh.yaml``), merged into one ``Vocabulary``; a key defined differently by two packs is a ConfigError.
 """
 
 from __future__ import annotations
@@ -13,64 +23,180 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from monitor.exceptions import ConfigError
 
-_WORD = re.compile(r"\w+")
+if TYPE_CHECKING:
+    from monitor.rulepacks import RulePacks
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_PIECE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+PACK_DIR = "golden"
 Phrase = tuple[str, ...]
 
 
 def fold(text: str) -> str:
     """Lower-case ``text`` and strip its diacritics (đ -> d), so accented and plain spellings agree."""
-    lowered = text.lower().replace("đ", "d")
+    lowered = unicodedata.normalize("NFKC", text).lower().replace("đ", "d")
     return "".join(c for c in unicodedata.normalize("NFD", lowered) if not unicodedata.combining(c))
+
+
+def is_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK ideograph."""
+    return _CJK_CHAR.search(text) is not None
+
+
+def stem(word: str) -> str:
+    """A light English stemmer: plurals, -ing, -ed, doubled consonants, a final e (ASCII words only).
+
+    Vietnamese syllables never end in these suffixes once folded, so the stemmer runs on every token.
+    """
+    if len(word) < 4 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith(("ies", "ied")) and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) >= 5:
+        word = word[:-2]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    if word.endswith("e") and len(word) >= 5:
+        word = word[:-1]
+    return word
+
+
+def _stemmed(value: object) -> Phrase:
+    return tuple(stem(w) for w in fold(str(value)).split())
 
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The abbreviation pack: token expansions, phrase synonyms (longest first) and stopwords."""
+    """The merged golden text packs: abbreviations, synonyms (longest first), stopwords, Chinese words."""
 
     abbreviations: Mapping[str, Phrase]
     synonyms: tuple[tuple[Phrase, Phrase], ...]
     stopwords: frozenset[str]
+    cjk_synonyms: Mapping[str, str] = field(default_factory=dict)
+    cjk_words: frozenset[str] = frozenset()
+    cjk_stopwords: frozenset[str] = frozenset()
+    _cjk_pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        # Longest first, so a word wins over a stop string or a shorter word inside it.
+        known = sorted(
+            {*self.cjk_synonyms, *self.cjk_words, *self.cjk_stopwords}, key=lambda s: (-len(s), s)
+        )
+        pattern = re.compile("|".join(map(re.escape, known))) if known else None
+        object.__setattr__(self, "_cjk_pattern", pattern)  # frozen: set once, here
 
     @classmethod
-    def load(cls, path: Path | None = None) -> Vocabulary:
-        """Read the pack from ``path``, or the one shipped in ``monitor/rules``; ConfigError when invalid."""
-        source = path or resources.files("monitor") / "rules" / "golden_abbreviations.yaml"
+    def load(cls, path: Path | Traversable | None = None) -> Vocabulary:
+        """The packs in a directory (default: the packaged ``rules/golden``), or one pack file."""
+        source = path if path is not None else resources.files("monitor") / "rules" / PACK_DIR
         try:
-            data = yaml.safe_load(source.read_text(encoding="utf-8"))
+            files = sorted(
+                (f for f in source.iterdir() if f.name.endswith(".yaml")) if source.is_dir() else [source],
+                key=lambda f: f.name,
+            )
+            packs = [(str(f), yaml.safe_load(f.read_text(encoding="utf-8"))) for f in files]
         except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{source}: cannot read the abbreviation pack: {exc}") from exc
-        return cls.from_mapping(data, str(source))
+            raise ConfigError(f"{source}: cannot read the golden text packs: {exc}") from exc
+        return cls.merge(packs)
+
+    @classmethod
+    def from_packs(cls, packs: RulePacks) -> Vocabulary:
+        """Every ``golden/*.yaml`` under the rule packs' root (``--rules-dir`` or the packaged one)."""
+        directory = packs.path(PACK_DIR)
+        if not directory.is_dir():
+            raise ConfigError(f"{packs.label(PACK_DIR)}: not a directory of golden text packs")
+        names = sorted(f.name for f in directory.iterdir() if f.name.endswith(".yaml"))
+        if not names:
+            raise ConfigError(f"{packs.label(PACK_DIR)}: no golden text packs (*.yaml)")
+        return cls.merge([(packs.label(f"{PACK_DIR}/{n}"), packs.read(f"{PACK_DIR}/{n}")) for n in names])
 
     @classmethod
     def from_mapping(cls, data: Any, origin: str = "abbreviations") -> Vocabulary:
-        """Build a vocabulary from the pack's decoded YAML, naming the bad field in ConfigError."""
-        if not isinstance(data, dict):
-            raise ConfigError(f"{origin}: expected a mapping at the top level")
-        abbreviations = {fold(k): _phrase(v) for k, v in _str_map(data, "abbreviations", origin).items()}
-        synonyms = sorted(
-            ((_phrase(k), _phrase(v)) for k, v in _str_map(data, "synonyms", origin).items()),
+        """Build a vocabulary from one pack's decoded YAML, naming the bad field in ConfigError."""
+        return cls.merge([(origin, data)])
+
+    @classmethod
+    def merge(cls, packs: Sequence[tuple[str, Any]]) -> Vocabulary:
+        """One vocabulary from ``(origin, decoded YAML)`` packs; conflicting definitions are refused."""
+        merged: dict[str, dict[str, tuple[str, str]]] = {"abbreviations": {}, "synonyms": {}}
+        stopwords: set[str] = set()
+        words: set[str] = set()
+        for origin, data in packs:
+            if not isinstance(data, dict):
+                raise ConfigError(f"{origin}: expected a mapping at the top level")
+            for key in merged:
+                for name, value in _str_map(data, key, origin).items():
+                    _define(merged[key], fold(name), fold(value), origin, key)
+            stopwords.update(fold(w) for w in _str_list(data, "stopwords", origin))
+            words.update(fold(w) for w in _str_list(data, "words", origin))
+        return cls._build(merged, stopwords, words)
+
+    @classmethod
+    def _build(
+        cls, merged: dict[str, dict[str, tuple[str, str]]], stopwords: set[str], words: set[str]
+    ) -> Vocabulary:
+        synonyms = {k: v for k, (v, _) in merged["synonyms"].items()}
+        cjk = {k: v.strip() for k, v in synonyms.items() if is_cjk(k)}
+        latin = sorted(
+            ((_stemmed(k), _stemmed(v)) for k, v in synonyms.items() if k not in cjk),
             key=lambda pair: -len(pair[0]),
         )
-        stopwords = data.get("stopwords", [])
-        if not isinstance(stopwords, list) or not all(isinstance(w, str) for w in stopwords):
-            raise ConfigError(f"{origin}: 'stopwords' must be a list of strings")
-        return cls(abbreviations, tuple(synonyms), frozenset(fold(w) for w in stopwords))
+        return cls(
+            abbreviations={k: tuple(v.split()) for k, (v, _) in merged["abbreviations"].items()},
+            synonyms=tuple(latin),
+            stopwords=frozenset(stem(w) for w in stopwords if not is_cjk(w)),
+            cjk_synonyms=cjk,
+            cjk_words=frozenset(w for w in words | {v for v in cjk.values() if is_cjk(v)} if is_cjk(w)),
+            cjk_stopwords=frozenset(w for w in stopwords if is_cjk(w)),
+        )
 
     def tokens(self, text: str) -> Phrase:
-        """The intent words of ``text``: folded, abbreviations expanded, synonyms mapped, fillers dropped."""
+        """The intent words of ``text``; Chinese outside the known words as character bigrams."""
+        return self._normalize(text, bigrams=True)
+
+    def intent_text(self, text: str) -> str:
+        """The intent words as one string, Chinese runs kept whole (what the embedding compares)."""
+        return " ".join(self._normalize(text, bigrams=False))
+
+    def _normalize(self, text: str, bigrams: bool) -> Phrase:
+        folded = fold(text)
+        if self._cjk_pattern is not None:
+            folded = self._cjk_pattern.sub(self._cjk_replacement, folded)
         words: list[str] = []
-        for word in _WORD.findall(fold(text)):
-            words.extend(self.abbreviations.get(word, (word,)))
+        for piece in _PIECE.findall(folded):
+            if is_cjk(piece):
+                words.extend(self._cjk_tokens(piece) if bigrams else (piece,))
+            else:
+                words.extend(stem(w) for w in self.abbreviations.get(piece, (piece,)))
         return tuple(w for w in self._map_synonyms(words) if w not in self.stopwords)
+
+    def _cjk_replacement(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found in self.cjk_stopwords:
+            return " "
+        return f" {self.cjk_synonyms.get(found, found)} "
+
+    def _cjk_tokens(self, run: str) -> Phrase:
+        if run in self.cjk_words or len(run) == 1:
+            return (run,)
+        return tuple(run[i : i + 2] for i in range(len(run) - 1))
 
     def _map_synonyms(self, words: list[str]) -> list[str]:
         out: list[str] = []
@@ -87,15 +213,27 @@ class Vocabulary:
         return out
 
 
-def _phrase(value: object) -> Phrase:
-    return tuple(fold(str(value)).split())
+def _define(table: dict[str, tuple[str, str]], key: str, value: str, origin: str, field: str) -> None:
+    previous = table.get(key)
+    if previous is not None and previous[0] != value:
+        raise ConfigError(
+            f"{origin}: '{field}.{key}' is {value!r} here but {previous[0]!r} in {previous[1]}"
+        )
+    table[key] = (value, origin)
 
 
 def _str_map(data: dict[str, Any], key: str, origin: str) -> dict[str, str]:
-    value = data.get(key, {})
+    value = data.get(key) or {}
     if not isinstance(value, dict) or not all(isinstance(v, str | int) for v in value.values()):
         raise ConfigError(f"{origin}: '{key}' must map strings to strings")
     return {str(k): str(v) for k, v in value.items()}
+
+
+def _str_list(data: dict[str, Any], key: str, origin: str) -> list[str]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
+        raise ConfigError(f"{origin}: '{key}' must be a list of strings")
+    return value
 
 
 def terms(tokens: Sequence[str]) -> frozenset[str]:
@@ -103,14 +241,28 @@ def terms(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(tokens) | frozenset(f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False))
 
 
+def char_grams(tokens: Sequence[str], n: int = 3) -> frozenset[str]:
+    """Character n-grams of the non-Chinese tokens, word edges marked: they survive typos ("laptp")."""
+    grams: set[str] = set()
+    for token in tokens:
+        if not is_cjk(token):
+            padded = f"#{token}#"
+            grams.update(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
+    return frozenset(grams)
+
+
+# Adjacent-word pairs confirm word order but repeat their words' evidence: they count for less.
+PAIR_WEIGHT = 0.5
+
+
 class TermWeights:
-    """Inverse document frequency over the golden questions; unseen terms weigh the most."""
+    """Inverse document frequency over the golden entries; unseen terms weigh the most."""
 
     def __init__(self, documents: Iterable[frozenset[str]]) -> None:
         docs = list(documents)
         df = Counter(t for doc in docs for t in doc)
         self._n = len(docs)
-        self._weights = {t: self._idf(count) for t, count in df.items()}
+        self._weights = {t: self._idf(count) * (PAIR_WEIGHT if " " in t else 1.0) for t, count in df.items()}
         self._unseen = self._idf(0)
 
     def _idf(self, df: int) -> float:
@@ -118,14 +270,23 @@ class TermWeights:
 
     def weight(self, term: str) -> float:
         """The weight of one term."""
-        return self._weights.get(term, self._unseen)
+        found = self._weights.get(term)
+        if found is None:
+            return self._unseen * (PAIR_WEIGHT if " " in term else 1.0)
+        return found
 
     def mass(self, items: Iterable[str]) -> float:
         """The summed weight of a set of terms."""
         return sum(self.weight(t) for t in items)
 
 
-def lexical_similarity(query: frozenset[str], golden: frozenset[str], weights: TermWeights) -> float:
-    """Weighted Dice of two term sets in [0, 1]: shared weight over the mean of both weights."""
-    total = weights.mass(query) + weights.mass(golden)
-    return 2.0 * weights.mass(query & golden) / total if total else 0.0
+def lexical_similarity(
+    query: frozenset[str], golden: frozenset[str], weights: TermWeights, balance: float = 0.5
+) -> float:
+    """Shared weight over a weighted mean of both sides' weights, in [0, 1] (0.5: weighted Dice).
+
+    A ``balance`` under 0.5 forgives the question's extra words more than the golden wording's
+    missing ones: customers add context ("ran outta data lol"), the golden wording is terse.
+    """
+    total = balance * weights.mass(query) + (1.0 - balance) * weights.mass(golden)
+    return weights.mass(query & golden) / total if total else 0.0

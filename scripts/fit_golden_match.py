@@ -1,0 +1,149 @@
+"""Fit the golden matcher on the paraphrase train split, choose thresholds on dev, report test once.
+
+Run: ``.venv/bin/python scripts/fit_golden_match.py [--embed] [--test]``. Prints JSON lines, one per
+(mode, variants, split, domain). Without ``--test`` the test split is not scored (develop on train and
+dev only). Modes: ``lexical`` (offline, no embedder) and, with ``--embed``, ``blend`` (lexical plus
+multilingual-e5-small in-process). Per mode:
+
+1. train: the character-trigram weight, the margin and (blend) the lexical weight are chosen by the
+   highest train recall within the false-match budget (5% of matches, 5% of hard negatives);
+2. dev: the threshold is chosen for those parameters the same way;
+3. test: reported at that threshold, twice: golden questions alone (``variants: false``), and with the
+   train paraphrases added to their entries as variants (``variants: true``, what ``review promote
+   --as-variant`` builds up in production; the threshold for it is chosen on dev too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from monitor.embeddings import Embedder, LocalE5Embedder  # noqa: E402
+from monitor.golden import GoldenMatcher, GoldenSet, Vocabulary  # noqa: E402
+from monitor.golden.fitting import (  # noqa: E402
+    Outcome,
+    Paraphrase,
+    best_threshold,
+    figures,
+    load_domains,
+    load_paraphrases,
+    outcomes,
+    with_variants,
+)
+
+DATA = ROOT / "tests" / "data"
+PARAPHRASES = DATA / "golden_match" / "paraphrases"
+CHAR_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5)
+MARGINS = (0.0, 0.02, 0.05, 0.08, 0.1)
+LEXICAL_WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
+BALANCES = (0.3, 0.4, 0.5)
+
+
+@dataclass(frozen=True)
+class Params:
+    char_weight: float
+    balance: float
+    lexical_weight: float
+    margin: float
+
+
+def score(
+    golden: Mapping[str, GoldenSet],
+    cases: Sequence[Paraphrase],
+    params: Params,
+    embedder: Embedder | None,
+    vocabulary: Vocabulary,
+) -> list[Outcome]:
+    matchers = {
+        domain: GoldenMatcher(
+            g,
+            embedder,
+            char_weight=params.char_weight,
+            balance=params.balance,
+            lexical_weight=params.lexical_weight,
+            vocabulary=vocabulary,
+        )
+        for domain, g in golden.items()
+    }
+    return outcomes(matchers, cases)
+
+
+def fit_on_train(
+    golden: Mapping[str, GoldenSet], train: Sequence[Paraphrase], embedder: Embedder | None, vocab: Vocabulary
+) -> Params:
+    lexical_weights = LEXICAL_WEIGHTS if embedder is not None else (1.0,)
+    best: tuple[tuple[float, float], Params] | None = None
+    grid = itertools.product(CHAR_WEIGHTS, BALANCES, lexical_weights)
+    for char_weight, balance, lexical_weight in grid:
+        results = score(golden, train, Params(char_weight, balance, lexical_weight, 0.0), embedder, vocab)
+        for margin in MARGINS:
+            found = best_threshold(results, margin)
+            if found is None:
+                continue
+            # Highest recall; on ties the larger margin (safer on unseen negatives).
+            key = (found[1].recall, margin)
+            if best is None or key > best[0]:
+                best = (key, Params(char_weight, balance, lexical_weight, margin))
+    if best is None:
+        raise SystemExit("no parameters keep train within the false-match budget")
+    return best[1]
+
+
+def report(results: Sequence[Outcome], threshold: float, margin: float, **labels: Any) -> None:
+    domains = sorted({r.case.domain for r in results})
+    for domain in ("all", *domains):
+        subset = [r for r in results if domain == "all" or r.case.domain == domain]
+        line = {**labels, "domain": domain, "threshold": threshold, "margin": margin}
+        print(json.dumps(line | figures(subset, threshold, margin).as_dict()), flush=True)
+
+
+def run_mode(
+    mode: str,
+    golden: Mapping[str, GoldenSet],
+    splits: Mapping[str, list[Paraphrase]],
+    embedder: Embedder | None,
+    vocab: Vocabulary,
+    test: bool,
+) -> None:
+    params = fit_on_train(golden, splits["train"], embedder, vocab)
+    print(json.dumps({"mode": mode, "fitted_on": "train", **params.__dict__}), flush=True)
+    with_train = {d: with_variants(g, splits["train"], d) for d, g in golden.items()}
+    for variants, sets in ((False, golden), (True, with_train)):
+        dev = score(sets, splits["dev"], params, embedder, vocab)
+        chosen = best_threshold(dev, params.margin)
+        if chosen is None:
+            print(json.dumps({"mode": mode, "variants": variants, "error": "dev over budget"}))
+            continue
+        threshold = chosen[0]
+        names = ("train", "dev", "test") if test else ("train", "dev")
+        for name in names:
+            results = dev if name == "dev" else score(sets, splits[name], params, embedder, vocab)
+            report(results, threshold, params.margin, mode=mode, variants=variants, split=name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embed", action="store_true", help="also fit the e5 blend (in-process e5)")
+    parser.add_argument("--test", action="store_true", help="also report the test split")
+    parser.add_argument("--rules-dir", type=Path, help="rules directory (default: the packaged rules)")
+    args = parser.parse_args(argv)
+    vocab = Vocabulary.load(args.rules_dir / "golden" if args.rules_dir else None)
+    golden = load_domains(PARAPHRASES, DATA)
+    splits = {name: load_paraphrases(PARAPHRASES / f"{name}.yaml") for name in ("train", "dev", "test")}
+    run_mode("lexical", golden, splits, None, vocab, args.test)
+    if args.embed:
+        run_mode("blend", golden, splits, LocalE5Embedder(), vocab, args.test)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
