@@ -29,14 +29,7 @@ from monitor.evaluation_export import EvaluationExporter
 from monitor.exceptions import ConfigError
 from monitor.feedback_window import FeedbackWindow
 from monitor.flags import FlagRules, thresholds_by_metric
-from monitor.golden import (
-    DEFAULT_MATCH_THRESHOLD,
-    AbstentionDetector,
-    GoldenChecker,
-    GoldenMatcher,
-    GoldenSet,
-)
-from monitor.golden.match import DEFAULT_MATCH_MARGIN
+from monitor.golden import AbstentionDetector, GoldenChecker, GoldenMatcher, GoldenSet
 from monitor.golden.text import Vocabulary
 from monitor.judge.base import Judge
 from monitor.logging import use_scrubber
@@ -175,14 +168,13 @@ def _golden(
         return None
     golden = GoldenSet.load(settings.golden, settings.golden_sections)
     log.info("golden_loaded", entries=len(golden.entries), version=golden.version)
-    vocabulary = Vocabulary.load(packs.path("golden_abbreviations.yaml"))  # type: ignore[arg-type]
     matcher = GoldenMatcher(
         golden,
         embedder,
-        DEFAULT_MATCH_THRESHOLD if settings.golden_threshold is None else settings.golden_threshold,
+        settings.golden_threshold,
         settings.golden_k,
-        margin=DEFAULT_MATCH_MARGIN if settings.golden_margin is None else settings.golden_margin,
-        vocabulary=vocabulary,
+        margin=settings.golden_margin,
+        vocabulary=Vocabulary.from_packs(packs),
     )
     return GoldenChecker(matcher, numeric, AbstentionDetector.load(packs.directory("abstention")))
 

@@ -106,6 +106,16 @@ def load_paraphrases(path: Path) -> list[Paraphrase]:
         raise ConfigError(f"{path}: not a paraphrase file: {exc}") from exc
 
 
+def load_case_file(path: Path, domain: str) -> list[Paraphrase]:
+    """The older case files (tests/data/golden_match/q01..q05, negatives, holdout) as paraphrases."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        expect = data.get("expect")
+        return [Paraphrase(domain, c.get("expect", expect), str(c["text"])) for c in data["cases"]]
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"{path}: not a golden case file: {exc}") from exc
+
+
 def load_domains(directory: Path, data_root: Path) -> dict[str, GoldenSet]:
     """Domain -> golden set, from ``directory/domains.yaml`` (paths relative to ``data_root``)."""
     mapping = yaml.safe_load((directory / "domains.yaml").read_text(encoding="utf-8"))

@@ -30,12 +30,13 @@ from monitor.golden.text import TermWeights, Vocabulary, char_grams, lexical_sim
 
 # Chosen on the dev split of tests/data/golden_match/paraphrases (docs/golden-matching.md).
 DEFAULT_MATCH_THRESHOLD = 0.58
-DEFAULT_LEXICAL_THRESHOLD = 0.40
+DEFAULT_LEXICAL_THRESHOLD = 0.475
 DEFAULT_MATCH_MARGIN = 0.10
-DEFAULT_LEXICAL_MARGIN = 0.05
+DEFAULT_LEXICAL_MARGIN = 0.0
 DEFAULT_LEXICAL_WEIGHT = 0.5
-DEFAULT_CHAR_WEIGHT = 0.3
-DEFAULT_BALANCE = 0.5
+DEFAULT_CHAR_WEIGHT = 0.0
+DEFAULT_LEXICAL_BALANCE = 0.4
+DEFAULT_MATCH_BALANCE = 0.5
 # e5-small's cosine between unrelated normalized questions sits around here; below it means nothing.
 SEMANTIC_FLOOR = 0.85
 Scores = npt.NDArray[np.float64]
@@ -95,12 +96,14 @@ class GoldenMatcher:
         prefilter: float | None = None,
         lexical_weight: float = DEFAULT_LEXICAL_WEIGHT,
         char_weight: float = DEFAULT_CHAR_WEIGHT,
-        balance: float = DEFAULT_BALANCE,
+        balance: float | None = None,
         vocabulary: Vocabulary | None = None,
     ) -> None:
         semantic = embedder is not None
         default_threshold = DEFAULT_MATCH_THRESHOLD if semantic else DEFAULT_LEXICAL_THRESHOLD
-        self.golden, self.k, self.char_weight, self.balance = golden, k, char_weight, balance
+        self.golden, self.k, self.char_weight = golden, k, char_weight
+        default_balance = DEFAULT_MATCH_BALANCE if semantic else DEFAULT_LEXICAL_BALANCE
+        self.balance = default_balance if balance is None else balance
         self.threshold = default_threshold if threshold is None else threshold
         default_margin = DEFAULT_MATCH_MARGIN if semantic else DEFAULT_LEXICAL_MARGIN
         self.margin = default_margin if margin is None else margin

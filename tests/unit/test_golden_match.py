@@ -17,6 +17,8 @@ from monitor.embeddings import Kind, LocalE5Embedder, Vectors
 from monitor.exceptions import ConfigError
 from monitor.golden import GoldenEntry, GoldenMatcher, GoldenSet, Vocabulary, fold
 from monitor.golden.match import lossless_prefilter
+from monitor.golden.text import stem
+from monitor.rulepacks import RulePacks
 
 DATA = Path(__file__).parents[1] / "data"
 CASE_DIR = DATA / "golden_match"
@@ -194,3 +196,56 @@ def test_abbreviation_pack_from_path(tmp_path: Path) -> None:
     assert Vocabulary.load(path).tokens("Thì ntn") == ("nhu", "the", "nao")
     with pytest.raises(ConfigError, match="cannot read"):
         Vocabulary.load(tmp_path / "absent.yaml")
+
+
+def test_no_diacritics_and_teen_code() -> None:
+    """Vietnamese typed without accents or in teen-code reads like the accented sentence."""
+    vocab = Vocabulary.load()
+    accented = vocab.tokens("Hàng quần áo nhận rồi trả lại được mấy hôm?")
+    assert vocab.tokens("hang quan ao nhan roi tra lai duoc may hom") == accented
+    assert vocab.tokens("hàng quần áo nhận r trả lại đc mấy hôm") == accented
+    assert vocab.tokens("bn ngày") == vocab.tokens("mấy ngày") == vocab.tokens("may hom")
+    assert vocab.tokens("sp ship ko") == vocab.tokens("sản phẩm vận chuyển không")
+
+
+def test_mixed_language_tokens_share_one_spelling() -> None:
+    """English words mixed into Vietnamese or Chinese map onto the same canonical token."""
+    vocab = Vocabulary.load()
+    assert vocab.tokens("refund sau khi tra hang") == vocab.tokens("hoàn tiền sau khi trả hàng")
+    assert vocab.tokens("refund多久到账") == vocab.tokens("退款多久到账")
+    assert vocab.tokens("vip member退货运费谁出") == vocab.tokens("会员会员退货邮费谁付")
+
+
+def test_chinese_words_and_bigrams() -> None:
+    """Known Chinese words are cut out whole, stop strings dropped, the rest read as bigrams."""
+    vocab = Vocabulary.load()
+    assert vocab.tokens("请问退货的运费谁出？") == ("退货", "运费", "谁承担")
+    assert vocab.tokens("生鲜可以退货吗") == ("生鲜", "退货")
+    assert vocab.tokens("支持花呗分期") == ("支持", "持花", "花呗", "呗分", "分期")
+    assert vocab.tokens("退貨怎麼申請") == vocab.tokens("退货怎么申请")
+    assert vocab.tokens("７天") == vocab.tokens("7天")  # full-width digits fold
+
+
+def test_english_light_stemming() -> None:
+    """Inflections meet: charges, charged and charging; plurals; a doubled consonant."""
+    assert {stem(w) for w in ("charge", "charges", "charged", "charging")} == {"charg"}
+    assert stem("plans") == stem("plan") == "plan"
+    assert stem("stopped") == "stop" and stem("rolls") == stem("rolled") == "roll"
+    assert stem("ngay") == "ngay" and stem("khoe") == "khoe"  # Vietnamese syllables stay
+    vocab = Vocabulary.load()
+    assert vocab.tokens("Roaming charges abroad?") == vocab.tokens("roaming charged overseas")
+
+
+def test_packs_merge_and_refuse_conflicts(tmp_path: Path) -> None:
+    """Every golden/*.yaml of a rules dir is merged; one key defined two ways names both files."""
+    rules = tmp_path / "rules"
+    (rules / "golden").mkdir(parents=True)
+    (rules / "golden" / "a.yaml").write_text("abbreviations: {ko: khong}\n", encoding="utf-8")
+    (rules / "golden" / "b.yaml").write_text("synonyms: {退钱: refund}\nstopwords: [吗]\n", encoding="utf-8")
+    vocab = Vocabulary.from_packs(RulePacks(rules))
+    assert vocab.tokens("ko 退钱吗") == ("khong", "refund")
+    (rules / "golden" / "c.yaml").write_text("abbreviations: {ko: co}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"c\.yaml: 'abbreviations\.ko' is 'co' here but 'khong' in .*a\.yaml"):
+        Vocabulary.from_packs(RulePacks(rules))
+    with pytest.raises(ConfigError, match="not a directory of golden text packs"):
+        Vocabulary.from_packs(RulePacks(tmp_path))
