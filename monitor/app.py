@@ -168,6 +168,8 @@ def _golden(
         return None
     golden = GoldenSet.load(settings.golden, settings.golden_sections)
     log.info("golden_loaded", entries=len(golden.entries), version=golden.version)
+    # The e5 blend stays the default: its margin keeps false matches down on the older hard negatives,
+    # where the lexical matcher alone is looser (figures in docs/golden-matching.md).
     matcher = GoldenMatcher(
         golden,
         embedder,

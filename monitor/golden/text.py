@@ -96,9 +96,7 @@ class Vocabulary:
 
     def __post_init__(self) -> None:
         # Longest first, so a word wins over a stop string or a shorter word inside it.
-        known = sorted(
-            {*self.cjk_synonyms, *self.cjk_words, *self.cjk_stopwords}, key=lambda s: (-len(s), s)
-        )
+        known = sorted({*self.cjk_synonyms, *self.cjk_words, *self.cjk_stopwords}, key=lambda s: (-len(s), s))
         pattern = re.compile("|".join(map(re.escape, known))) if known else None
         object.__setattr__(self, "_cjk_pattern", pattern)  # frozen: set once, here
 
@@ -216,9 +214,7 @@ class Vocabulary:
 def _define(table: dict[str, tuple[str, str]], key: str, value: str, origin: str, field: str) -> None:
     previous = table.get(key)
     if previous is not None and previous[0] != value:
-        raise ConfigError(
-            f"{origin}: '{field}.{key}' is {value!r} here but {previous[0]!r} in {previous[1]}"
-        )
+        raise ConfigError(f"{origin}: '{field}.{key}' is {value!r} here but {previous[0]!r} in {previous[1]}")
     table[key] = (value, origin)
 
 

@@ -245,7 +245,9 @@ def test_packs_merge_and_refuse_conflicts(tmp_path: Path) -> None:
     vocab = Vocabulary.from_packs(RulePacks(rules))
     assert vocab.tokens("ko 退钱吗") == ("khong", "refund")
     (rules / "golden" / "c.yaml").write_text("abbreviations: {ko: co}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"c\.yaml: 'abbreviations\.ko' is 'co' here but 'khong' in .*a\.yaml"):
+    with pytest.raises(
+        ConfigError, match=r"c\.yaml: 'abbreviations\.ko' is 'co' here but 'khong' in .*a\.yaml"
+    ):
         Vocabulary.from_packs(RulePacks(rules))
     with pytest.raises(ConfigError, match="not a directory of golden text packs"):
         Vocabulary.from_packs(RulePacks(tmp_path))
