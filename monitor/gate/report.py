@@ -52,7 +52,12 @@ def markdown(result: GateResult) -> str:
     """A pull-request comment: verdict, versions, checks, entries (failing first), scoring-only apart."""
     metrics = result.config.all_metrics
     verdict = f"{PASS_MARK} passed" if result.passed else f"{FAIL_MARK} failed"
-    out = [f"## ragmon gate: {verdict}", ""]
+    counts = result.summary()
+    tally = (
+        f"{counts['failing_entries']} of {counts['entries']} entries and "
+        f"{counts['failing_checks']} of {counts['checks']} checks fail."
+    )
+    out = [f"## ragmon gate: {verdict}", "", tally, ""]
     out += _versions(result)
     out += ["", "### Checks", "", "| check | value | threshold | result |", "|---|---|---|---|"]
     out += [_check_row(c) for c in result.checks]
