@@ -182,6 +182,9 @@ def test_a_runbook_link_opens_the_filtered_queue_after_login(browser: WebDriver,
     }
     assert counts["numeric_unsupported"] == "2" and counts["numeric_out_of_source"] == "2"
     _screenshot(browser, "review-queue.png")
+    if os.environ.get("RAGMON_SCREENSHOTS"):  # seed 000's "30 ngày": stated by a chunk, outside DT-1
+        browser.get(served.url + "/cases/sample-002")
+        _screenshot(browser, "review-case.png")
 
 
 def test_filtering_with_the_form_changes_the_url_and_the_rows(browser: WebDriver, served: Served) -> None:
@@ -248,7 +251,6 @@ def test_a_case_shows_the_unsupported_number_then_is_labelled_and_promoted(
     assert entry["reference_answer"] == "Đơn ngoại thành được giao trong 4 ngày."
     assert entry["expected_sections"] == ["VC-1"] and entry["source"] == "su-co-web-1"
     assert entry["question"] == "Giao hàng ngoại thành mất bao lâu?"
-    _screenshot(browser, "review-case.png")
 
 
 def test_promotion_without_an_expected_answer_is_refused_as_in_the_cli(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -100,3 +103,25 @@ def test_form_helpers() -> None:
     assert parse_sections("DT-1, DT-3 DT-1") == ["DT-1", "DT-3"]
     assert parse_cost("2.5", 5.0) == 2.5 and parse_cost("-1", 5.0) == 5.0 and parse_cost("nan", 5.0) == 5.0
     assert parse_cost("x", 1.0) == 1.0 and parse_cost(None, 1.0) == 1.0
+
+
+def test_alert_queue_links_open_a_filtered_queue() -> None:
+    """Every alert's queue annotation is a /cases URL of known filters, reasons and severities."""
+    import yaml
+
+    from monitor.flags import FLAG_REASONS
+    from monitor.web.views import SEVERITIES
+
+    rules = Path(__file__).resolve().parents[3] / "deploy" / "prometheus" / "rules" / "ragmon-alerts.yml"
+    alerts = [r for g in yaml.safe_load(rules.read_text())["groups"] for r in g["rules"] if "alert" in r]
+    links = {a["alert"]: a["annotations"]["queue"] for a in alerts if "queue" in a["annotations"]}
+    assert {"RagmonFaithfulnessLow", "RagmonGoldenMRRLow", "RagmonNumericFindingSpike"} <= set(links)
+    for alert, link in links.items():
+        filled = re.sub(r"\{\{ \$labels\.(\w+) \| urlquery \}\}", r"v-\1", link)
+        assert "{{" not in filled, alert
+        path, _, query = filled.partition("?")
+        params = dict(parse_qsl(query, strict_parsing=True))
+        q = QueueQuery.parse(params)
+        assert path == "/cases" and q.active == params, alert
+        assert q.reason in ("", *FLAG_REASONS) and q.severity in ("", *SEVERITIES), alert
+        q.to_filter(NOW)
