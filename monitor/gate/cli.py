@@ -26,7 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p = subparsers.add_parser(
         "gate", help="score a run of the golden questions against floors and a baseline (CI check)"
     )
-    p.add_argument("run", type=Path, help="the candidate's traces (JSONL or any format replay reads)")
+    p.add_argument(
+        "run", type=Path, help="the candidate's traces (JSONL or any format replay reads; - for stdin)"
+    )
     p.add_argument("--golden", type=Path, action="append", required=True, help="golden set file (repeatable)")
     p.add_argument("--golden-sections", type=Path, help="JSON map of section id -> text (policy.json)")
     p.add_argument("--baseline", type=Path, help="the baseline's traces (e.g. main's run), to compare with")

@@ -27,6 +27,7 @@ from monitor.trace import Trace, parse_message
 
 _WORD = re.compile(r"\w+")
 _POLL = 500
+_WAIT_S = 1.0  # a pipe may be slow to fill; a file never waits
 
 Matcher = Callable[[str], GoldenEntry | None]
 
@@ -39,12 +40,14 @@ class Pairing:
     notes: tuple[str, ...]
 
 
+STDIN = Path("-")  # ``ragmon gate -``: the run is piped in (JSONL), e.g. straight from the harness
+
+
 def read_run(path: Path) -> list[Trace]:
-    """Every trace in the file, in order; GateInputError for a missing file or an invalid record."""
-    if not path.is_file():
-        raise GateInputError(f"{path}: run file not found")
-    inner: Source = DocumentSource(path) if is_document(path) else LineSource(path)
-    source = AssembledSource(inner, RecordReader())
+    """Every trace in the file (``-``: stdin), in order; GateInputError for a missing file or an
+    invalid record."""
+    source = AssembledSource(_lines(path), RecordReader())
+    path = Path("stdin") if path == STDIN else path  # how errors name it
     traces: list[Trace] = []
     try:
         source.open()
@@ -61,9 +64,17 @@ def read_run(path: Path) -> list[Trace]:
     return traces
 
 
+def _lines(path: Path) -> Source:
+    if path == STDIN:
+        return LineSource(None)
+    if not path.is_file():
+        raise GateInputError(f"{path}: run file not found")
+    return DocumentSource(path) if is_document(path) else LineSource(path)
+
+
 def _messages(source: AssembledSource) -> Iterator[Message]:
     while not source.exhausted:
-        yield from source.poll(_POLL, 0.0)
+        yield from source.poll(_POLL, _WAIT_S)
 
 
 def _trace(path: Path, message: Message) -> Trace:

@@ -176,6 +176,22 @@ def test_malformed_run_and_config_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2 and one_line(done).endswith("dir.md: cannot write: No such file or directory")
 
 
+def test_run_from_stdin(tmp_path: Path) -> None:
+    """``ragmon gate -`` reads the run from a pipe; a bad line there is named as stdin's."""
+    command = [ragmon_executable(), "gate", "-", "--golden", str(GOLDEN), "--golden-sections", str(POLICY)]
+    done = subprocess.run(
+        command,
+        input=RUN_800.read_text(encoding="utf-8"),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 1 and "FAIL MRR@5 0.63 < 0.85" in done.stdout, done.stderr
+    bad = subprocess.run(command, input="{}\n", capture_output=True, text=True, timeout=90, check=False)
+    assert bad.returncode == 2 and one_line(bad).startswith("ragmon: stdin: line 1: missing_question")
+
+
 def test_usage_error_exits_2(tmp_path: Path) -> None:
     """No --golden is argparse's usage error, exit code 2."""
     done = gate(RUN_200, cwd=tmp_path)
