@@ -2,6 +2,8 @@
 
     python examples/gate_harness.py --golden golden.json --endpoint http://127.0.0.1:8000/ask \\
         --out run.jsonl [--header "Authorization: Bearer $TOKEN"] [--set index_version=kb-pr-123]
+    python examples/gate_harness.py --golden golden.json --endpoint URL --out - \\
+        | ragmon gate - --golden golden.json
 
 Each question is POSTed as ``{"question": "..."}`` (``--question-field`` renames the key, ``--body``
 adds fixed fields such as ``{"top_k": 5}``). The endpoint answers with a JSON object in ragmon's trace
@@ -76,15 +78,20 @@ async def run(args: argparse.Namespace) -> int:
     limit = asyncio.Semaphore(args.concurrency)
     async with httpx.AsyncClient(headers=args.header, timeout=args.timeout) as client:
         replies = await asyncio.gather(*(ask(client, args, e, limit) for e in golden), return_exceptions=True)
-    failed = 0
-    with args.out.open("w", encoding="utf-8") as out:
-        for entry, reply in zip(golden, replies, strict=True):
-            if isinstance(reply, BaseException):
-                failed += 1
-                print(f"gate_harness: {entry.id}: {type(reply).__name__}: {reply}", file=sys.stderr)
-                continue
-            record = trace(reply, entry, golden.version, args.run_id, args.set)
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    lines = []
+    for entry, reply in zip(golden, replies, strict=True):
+        if isinstance(reply, BaseException):
+            print(f"gate_harness: {entry.id}: {type(reply).__name__}: {reply}", file=sys.stderr)
+            continue
+        lines.append(
+            json.dumps(trace(reply, entry, golden.version, args.run_id, args.set), ensure_ascii=False)
+        )
+    failed = len(golden) - len(lines)
+    text = "".join(line + "\n" for line in lines)
+    if str(args.out) == "-":  # piped straight into ``ragmon gate -``
+        sys.stdout.write(text)
+    else:
+        args.out.write_text(text, encoding="utf-8")
     print(
         f"gate_harness: {len(golden) - failed} of {len(golden)} answers written to {args.out}",
         file=sys.stderr,
@@ -104,7 +111,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--golden", type=Path, action="append", required=True, help="golden set file (repeatable)")
     p.add_argument("--golden-sections", type=Path, help="section texts (only checked here, used by the gate)")
     p.add_argument("--endpoint", required=True, help="URL to POST each question to")
-    p.add_argument("--out", type=Path, required=True, help="the run file to write (JSONL)")
+    p.add_argument("--out", type=Path, required=True, help="the run file to write (JSONL; - for stdout)")
     p.add_argument("--header", action="append", default=[], type=lambda t: _pair(t, ":"), help="NAME: VALUE")
     p.add_argument("--set", action="append", default=[], type=lambda t: _pair(t, "="),
                    help="trace field the endpoint does not report, e.g. index_version=kb-pr-123")  # fmt: skip

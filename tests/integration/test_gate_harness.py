@@ -123,3 +123,17 @@ def test_harness_reports_unanswered_questions(tmp_path: Path, server: RagServer)
     assert done.returncode == 1
     assert "gate_harness: q01: HTTPStatusError" in done.stderr
     assert "0 of 5 answers written" in done.stderr
+
+
+def test_harness_piped_into_the_gate(tmp_path: Path, server: RagServer) -> None:
+    """``--out -`` writes the run to stdout, which ``ragmon gate -`` reads: the chunk-800 answers fail."""
+    server.answers = replies("chunk-800")
+    url = f"http://127.0.0.1:{server.server_port}/ask"
+    harness_cmd = [sys.executable, str(ROOT / "examples" / "gate_harness.py"), "--golden", str(GOLDEN),
+                   "--endpoint", url, "--out", "-"]  # fmt: skip
+    gate_cmd = [ragmon_executable(), "gate", "-", "--golden", str(GOLDEN), "--golden-sections", str(POLICY)]
+    with subprocess.Popen(harness_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as harness_proc:
+        gate = subprocess.run(gate_cmd, stdin=harness_proc.stdout, capture_output=True, text=True, timeout=90)
+        harness_proc.wait(timeout=90)
+    assert harness_proc.returncode == 0
+    assert gate.returncode == 1 and "q01: answer says 30 ngày; expected 7 ngày" in gate.stdout, gate.stderr
