@@ -35,7 +35,7 @@ from monitor.http import ASGIApp, Message, Receive, Scope, Send
 from monitor.numeric import NumericRules
 from monitor.review import agreement as agreement_mod
 from monitor.review.models import VERDICTS, CaseFilter, CaseNotFound, ReviewError, Status
-from monitor.review.promote import PromotionRefused, promote
+from monitor.review.promote import PromotionRefused, load_golden, promote, promote_variant
 from monitor.review.store import ReviewStore
 from monitor.web.security import SESSION_COOKIE, SESSION_TTL_S, Guard, Session, clean_reviewer, safe_next
 from monitor.web.views import SEVERITIES, BadQuery, Page, QueueQuery, case_view, parse_cost, parse_sections
@@ -267,6 +267,7 @@ class ReviewApp:
                 request, "error.html", session, status=404, message=f"No case {trace_id!r} in the store."
             )
         view = case_view(case, self.rules)
+        entries, golden_error = await run_in_threadpool(self._golden_entries)
         return self.render(
             request,
             "case.html",
@@ -274,12 +275,28 @@ class ReviewApp:
             status=status,
             v=view,
             c=case,
-            error=error,
+            error=error or golden_error,
             notice=notice,
             form=dict(form or {}),
             verdicts=VERDICTS,
             golden_path=str(self.options.golden) if self.options.golden else None,
+            golden_entries=entries,
         )
+
+    def _golden_entries(self) -> tuple[list[tuple[str, str]], str | None]:
+        """(id, question) of the golden file's entries, for "promote as a variant of"; or why not."""
+        if self.options.golden is None:
+            return [], None
+        try:
+            golden = load_golden(self.options.golden)
+        except ConfigError as exc:
+            return [], str(exc)
+        entries = []
+        for entry in golden.entries:
+            question = next((entry[k] for k in ("question", "cau_hoi") if isinstance(entry.get(k), str)), "")
+            if entry.get("id") is not None:
+                entries.append((str(entry["id"]), " ".join(str(question).split())[:90]))
+        return entries, None
 
     async def label(self, request: Request) -> Response:
         session = self.reviewer(request)
@@ -316,8 +333,9 @@ class ReviewApp:
             message = "Promotion is off: start `ragmon review serve` with --golden FILE."
             return await self._case_page(request, session, trace_id, 409, message)
         source = " ".join(fields.get("source", "").split())[:200] or None
+        variant_of = fields.get("as_variant", "").strip() or None
         try:
-            done = await run_in_threadpool(self._promote, trace_id, golden, source)
+            done = await run_in_threadpool(self._promote, trace_id, golden, source, variant_of)
         except CaseNotFound as exc:
             return self.render(request, "error.html", session, status=404, message=str(exc))
         except PromotionRefused as exc:
@@ -325,11 +343,19 @@ class ReviewApp:
             return await self._case_page(request, session, trace_id, 409, f"Promotion refused: {why}.")
         except (ReviewError, ConfigError) as exc:
             return await self._case_page(request, session, trace_id, 409, str(exc))
-        log.info("review_promoted", trace_id=trace_id, golden_version=done, reviewer=session.reviewer)
+        log.info(
+            "review_promoted",
+            trace_id=trace_id,
+            golden_version=done,
+            variant_of=variant_of,
+            reviewer=session.reviewer,
+        )
         return RedirectResponse(f"/cases/{quote(trace_id, safe='')}?done=promoted", status_code=303)
 
-    def _promote(self, trace_id: str, golden: Path, source: str | None) -> int:
+    def _promote(self, trace_id: str, golden: Path, source: str | None, variant_of: str | None) -> int:
         with self._promote_lock:
+            if variant_of is not None:
+                return promote_variant(self.store, [trace_id], variant_of, golden, source=source).version
             return promote(self.store, [trace_id], golden, source=source).version
 
     async def agreement(self, request: Request) -> Response:

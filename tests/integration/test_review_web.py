@@ -253,6 +253,26 @@ def test_a_case_shows_the_unsupported_number_then_is_labelled_and_promoted(
     assert entry["question"] == "Giao hàng ngoại thành mất bao lâu?"
 
 
+def test_a_paraphrase_is_promoted_as_a_variant_of_its_golden_entry(
+    browser: WebDriver, served: Served
+) -> None:
+    """sample-004 asks golden q03's question in other words: labelled, it becomes one of q03's variants."""
+    version = json.loads(served.golden.read_text(encoding="utf-8")).get("version", 1)
+    _login(browser, served, "/cases/sample-004")
+    browser.find_element(By.ID, "verdict-bad").click()
+    browser.find_element(By.ID, "save-label").click()
+    _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "notice"), "Label saved"))
+    Select(browser.find_element(By.ID, "as-variant")).select_by_value("q03")
+    browser.find_element(By.ID, "promote").click()
+    _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "notice"), "Promoted"))
+    golden = json.loads(served.golden.read_text(encoding="utf-8"))
+    q03 = next(e for e in golden["entries"] if e["id"] == "q03")
+    assert golden["version"] == version + 1
+    assert q03["variants"] == ["Trả hàng rồi bao lâu thì nhận lại tiền vậy shop?"]
+    assert q03["variant_trace_ids"] == ["sample-004"]
+    assert not any(e.get("trace_id") == "sample-004" for e in golden["entries"])
+
+
 def test_promotion_without_an_expected_answer_is_refused_as_in_the_cli(
     browser: WebDriver, served: Served
 ) -> None:
