@@ -24,17 +24,37 @@ EXIT_PASS, EXIT_FAIL = 0, 1
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``gate`` on the main CLI."""
     p = subparsers.add_parser(
-        "gate", help="score a run of the golden questions against floors and a baseline (CI check)"
+        "gate",
+        help="score a run of the golden questions against floors and a baseline (CI check)",
+        description="Score a candidate's run of the golden questions (docs/ci-gate.md).",
+        epilog="exit codes: 0 pass, 1 the gate fails, 2 usage or input error",
     )
     p.add_argument(
-        "run", type=Path, help="the candidate's traces (JSONL or any format replay reads; - for stdin)"
+        "run",
+        metavar="RUN",
+        type=Path,
+        help="the candidate's traces (JSONL or any format replay reads; - for stdin)",
     )
-    p.add_argument("--golden", type=Path, action="append", required=True, help="golden set file (repeatable)")
-    p.add_argument("--golden-sections", type=Path, help="JSON map of section id -> text (policy.json)")
-    p.add_argument("--baseline", type=Path, help="the baseline's traces (e.g. main's run), to compare with")
-    p.add_argument("--config", type=Path, help="gate.yaml: floors, tolerances, scoring-only tags")
-    p.add_argument("--report", type=Path, help="write a Markdown report (a pull-request comment) here")
-    p.add_argument("--junit", type=Path, help="write JUnit XML here (one testcase per entry and check)")
+    p.add_argument(
+        "--golden",
+        metavar="FILE",
+        type=Path,
+        action="append",
+        required=True,
+        help="golden set file (repeatable)",
+    )
+    p.add_argument("--golden-sections", metavar="FILE", type=Path, help="section id -> text (policy.json)")
+    p.add_argument("--baseline", metavar="BASE", type=Path, help="the baseline's traces (e.g. main's run)")
+    p.add_argument(
+        "--config",
+        metavar="GATE_YAML",
+        type=Path,
+        help="gate.yaml: floors, tolerances, numeric rule, scoring-only tags",
+    )
+    p.add_argument("--report", metavar="OUT_MD", type=Path, help="write a Markdown report (a PR comment)")
+    p.add_argument(
+        "--junit", metavar="OUT_XML", type=Path, help="write JUnit XML (one testcase per entry and per check)"
+    )
     p.set_defaults(func=_cmd_gate)
 
 
