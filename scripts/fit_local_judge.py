@@ -33,7 +33,7 @@ import yaml
 from monitor.embeddings import LocalE5Embedder
 from monitor.judge import evaluate
 from monitor.judge.local import LocalJudge
-from monitor.judge.support import FEATURES
+from monitor.judge.support import CLIP, FEATURES
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "judge_eval"
@@ -127,7 +127,7 @@ class Model:
 
     def probability(self, d: Data, shift: float = 0.0) -> Floats:
         mean, std = self.scale.get(d.language, self.scale["default"])
-        logit = ((d.x - mean) / std) @ self.weights + self.intercept + shift
+        logit = np.clip((d.x - mean) / std, -CLIP, CLIP) @ self.weights + self.intercept + shift
         out: Floats = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         return out
 
@@ -150,7 +150,7 @@ def fit(train: Sequence[Data], l2: float, standardize: str, drop: Sequence[str] 
         w = claim_weights(d) / len(d.labels)  # every file weighs the same
         mean, std = stats(d.x, w) if standardize == "file" else scale[d.language]
         keep = ~d.decided  # a capped claim's probability is not the model's
-        z = (d.x - mean) / std
+        z = np.clip((d.x - mean) / std, -CLIP, CLIP)
         z[:, [FEATURES.index(f) for f in drop]] = 0.0  # a dropped feature gets weight 0
         xs.append(z[keep])
         ys.append(d.labels[d.trace].astype(np.float64)[keep])
@@ -186,22 +186,22 @@ def mean_auroc(files: Sequence[Data], model: Model) -> float:
 
 
 def best_shift(files: Sequence[Data], model: Model) -> float:
-    """The intercept shift with the best mean balanced accuracy of the flag on these (dev) files."""
-    grid = np.round(np.arange(-4.0, 4.01, 0.1), 2)
+    """The intercept shift with the best mean of AUROC and flag balanced accuracy on these (dev) files.
 
-    def bacc(shift: float) -> float:
-        return float(
-            np.mean(
-                [
-                    evaluate.balanced_accuracy(
-                        trace_faithfulness(d, model.probability(d, shift)) < FLAG, d.labels
-                    )
-                    for d in files
-                ]
-            )
-        )
+    Faithfulness averages claim probabilities, so the shift moves more than the flag: saturating the
+    claims of a long answer near 1 also blurs its ranking; both are weighed.
+    """
+    grid = np.round(np.arange(-2.0, 4.01, 0.25), 2)
 
-    return float(max(grid, key=bacc))
+    def objective(shift: float) -> float:
+        values = []
+        for d in files:
+            faithfulness = trace_faithfulness(d, model.probability(d, shift))
+            values.append(evaluate.auroc(faithfulness, d.labels))
+            values.append(evaluate.balanced_accuracy(faithfulness < FLAG, d.labels))
+        return float(np.mean(values))
+
+    return float(max(grid, key=objective))
 
 
 def write(model: Model, shift: float, path: Path = RULES) -> None:

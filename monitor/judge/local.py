@@ -63,6 +63,7 @@ _ANCHOR_MAX_UNITS = 8
 _COPIED = 0.9
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
+_KANA = re.compile(r"[\u3040-\u30ff]")
 _WORD = re.compile(rf"[^\W_{CJK}]+")
 _TOKEN = re.compile(rf"[^\W_{CJK}]+|[{CJK}]+")
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -135,6 +136,7 @@ class LocalJudgeRules:
     relevance_ceiling: float
     negation: frozenset[str]
     negation_zh: tuple[str, ...]
+    negation_ja: tuple[str, ...]
     stopwords: frozenset[str]
     particles: frozenset[str]
     relevance_chars: int
@@ -161,8 +163,9 @@ class LocalJudgeRules:
                 decided={str(k): float(v) for k, v in (data.get("decided") or {}).items()},
                 relevance_floor=float(relevance["floor"]),
                 relevance_ceiling=float(relevance["ceiling"]),
-                negation=_words(negation, skip="zh"),
+                negation=_words({k: v for k, v in negation.items() if k not in ("zh", "ja")}),
                 negation_zh=tuple(negation.get("zh", [])),
+                negation_ja=tuple(negation.get("ja", [])),
                 stopwords=_words(data["stopwords"]),
                 particles=_words(data.get("answer_particles", {})),
                 relevance_chars=int(relevance.get("answer_chars", 400)),
@@ -378,6 +381,8 @@ class LocalJudge:
             self._claim_features(text, context, window[i], mismatch[i], order[i], anchor[i]) + answer
             for i, text in enumerate(texts)
         ]
+        weakest = min((row[FEATURES.index("window")] for row in rows), default=0.0)
+        rows = [[*row, weakest] for row in rows]
         features = np.array(rows, dtype=np.float64).reshape(len(claims), len(FEATURES))
         return Measured(claims, features, window, owner, language)
 
@@ -501,6 +506,8 @@ class LocalJudge:
 
     def _negated(self, text: str) -> bool:
         folded = fold(text)
+        if _KANA.search(text):  # Japanese: kanji like 不 and 未 start words (不明, 未来), not negations
+            return any(cue in text for cue in self.rules.negation_ja)
         if any(cue in text for cue in self.rules.negation_zh) and _CJK_RUN.search(text):
             return True
         words = set(re.findall(r"[^\W_]+(?:['’][^\W_]+)*", folded))  # "nor'easter" is not "nor"

@@ -13,14 +13,17 @@ Every feature is lexical or numeric (no embedding), measured against **all chunk
   run of consecutive novel units);
 - ``numbers_bad``: a quantity (``monitor.numeric``: "30k", "30.000 đồng") or bare number (a year, a
   count) that no chunk holds; ``mismatch``: polarity disagreement with the best window's clause;
-- ``flip``: the claim copies its best window (coverage >= 0.9) but flips its polarity;
+- ``flip``: the claim's content words (negations aside) are >= 90% in the chunks, its polarity flipped
+  (capped at support 0 by ``decided`` in the rules, with ``numbers_bad``);
 - ``size``: log1p of the claim's content units; ``anchor``: question anchoring of short claims;
 - answer-level, shared by the answer's claims: ``answer_coverage`` (every folded word token),
-  ``answer_chars`` (character bigrams), ``answer_pairs`` and ``answer_novel_run``.
+  ``answer_chars`` (character bigrams), ``answer_pairs``, ``answer_novel_run`` and ``answer_weakest``
+  (the lowest window coverage of any of its claims: one unsupported sentence makes a summary unfaithful).
 
 ``SupportModel`` is a logistic regression over these features, standardized with the mean and
-standard deviation of the claim's language (``rules/local_judge.yaml``, fitted by
-``scripts/fit_local_judge.py``): ``probability`` is the claim's support score.
+standard deviation of the claim's language and clipped to +-3 deviations (``rules/local_judge.yaml``,
+fitted by ``scripts/fit_local_judge.py``): ``probability`` is the claim's support score. A feature
+with weight 0 in the rules was left out of the fit.
 """
 
 from __future__ import annotations
@@ -52,8 +55,10 @@ FEATURES = (
     "answer_chars",
     "answer_pairs",
     "answer_novel_run",
+    "answer_weakest",
 )
 Matrix = npt.NDArray[np.float64]
+CLIP = 3.0  # standardized features are clipped to +-CLIP deviations
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +170,8 @@ class SupportModel:
             return np.zeros(len(rows))
         mean, std = self.scale.get(language or "", self.scale["default"])
         picked = rows[:, [FEATURES.index(f) for f in self.features]]
-        logit = ((picked - mean) / std) @ self.weights + self.intercept
+        # clipped: a feature far outside its language's training range must not decide alone
+        logit = np.clip((picked - mean) / std, -CLIP, CLIP) @ self.weights + self.intercept
         out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         return out
 
