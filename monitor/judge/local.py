@@ -144,6 +144,8 @@ class LocalJudgeRules:
     question_words: frozenset[str]
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
+    contact: tuple[str, ...] = ()
+    attribution: tuple[re.Pattern[str], ...] = ()
 
     @classmethod
     def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
@@ -173,6 +175,8 @@ class LocalJudgeRules:
                 question_words=_words(data.get("anchor", {}).get("question_words", {})),
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
+                contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
+                attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
@@ -370,7 +374,7 @@ class LocalJudge:
         stop = self.rules.stopwords
         window_units = [set(u) for u in context.sentence_units]
         windows = [_window(window_units, owner, i) for i in range(len(sentences))]
-        texts = [c.text for c in claims]
+        texts = [self._unattributed(c.text) for c in claims]
         window = np.array(
             [[coverage(lexical_units(t, stop), w) for w in windows] for t in texts], dtype=np.float64
         ).reshape(len(claims), len(sentences))
@@ -392,7 +396,7 @@ class LocalJudge:
         tokens = [unit_sequence(chunk.text) for chunk in item.chunks]
         content = [[u for u in seq if u not in stop] for seq in tokens]
         chars = [char_bigrams(chunk.text) for chunk in item.chunks]
-        index = ContextIndex.build(sentence_units, tokens, content, chars)
+        index = ContextIndex.build(sentence_units, tokens, content, chars, _names(item.question))
         quantities, values = set(), set()
         for chunk in item.chunks:
             found = self._numbers.extract(chunk.text)
@@ -422,6 +426,15 @@ class LocalJudge:
             float(np.log1p(len(set(content)))),
             anchor,
         ]
+
+    def _unattributed(self, text: str) -> str:
+        """The claim without a trailing attribution ("... theo chính sách của BanHang"): the source's name
+        is not a fact of the claim."""
+        for pattern in self.rules.attribution:
+            stripped = pattern.sub("", text).strip(" ,")
+            if stripped and stripped != text:
+                return stripped
+        return text
 
     def _copied(self, content: Sequence[str], context: _Context) -> bool:
         """The claim's content words, negation cues aside, are (nearly) all in the chunks."""
@@ -518,6 +531,8 @@ class LocalJudge:
         folded = fold(text).strip(" .,!?。！？")
         if folded in self.rules.particles:
             return False
+        if any(p in folded for p in self.rules.contact) and not any(ch.isdigit() for ch in text):
+            return False  # "liên hệ CSKH": where to ask, not a fact (a phone number would be one)
         return not any(p in folded for p in self.rules.abstention + self.rules.noncommittal)
 
     def _phrases(self, answer: str) -> tuple[bool, bool]:
@@ -535,6 +550,12 @@ class _Context:
     sentence_units: list[list[str]]
     quantities: frozenset[tuple[float, str | None]]
     values: frozenset[float]
+
+
+def _names(question: str) -> list[str]:
+    """The names the user wrote (capitalized words): an answer repeating them invents nothing."""
+    words = re.findall(rf"[^\W_{CJK}]+", question)
+    return [fold(w) for i, w in enumerate(words) if w[:1].isupper() and (i > 0 or not w[1:].islower())]
 
 
 def _language_key(language: str) -> str:

@@ -79,13 +79,17 @@ class ContextIndex:
         chunk_tokens: Sequence[Sequence[str]],
         chunk_content: Sequence[Sequence[str]],
         chunk_chars: Sequence[Sequence[str]],
+        known: Sequence[str] = (),
     ) -> ContextIndex:
-        """``sentence_units``: content units per context sentence; the other three per chunk."""
+        """``sentence_units``: content units per context sentence; the other three per chunk; ``known``:
+        units never novel though no chunk has them (the names in the question), weighted as common."""
         df: dict[str, int] = {}
         for units in sentence_units:
             for unit in set(units):
                 df[unit] = df.get(unit, 0) + 1
         n = len(sentence_units)
+        for unit in known:
+            df.setdefault(unit, n)
         idf = {unit: math.log((n + 1) / (count + 0.5)) for unit, count in df.items()}
         return cls(
             units=frozenset(df),
