@@ -61,7 +61,10 @@ class Guard:
         """Whether ``given`` is the login token (always true when none is configured)."""
         if self._token is None:
             return True
-        return hmac.compare_digest(given.encode(), self._token)
+        # Digests first: compare_digest on the raw values would tell their lengths apart.
+        return hmac.compare_digest(
+            hashlib.sha256(given.encode()).digest(), hashlib.sha256(self._token).digest()
+        )
 
     def issue(self, reviewer: str | None = None) -> tuple[Session, str]:
         """A fresh session and its cookie value."""
@@ -122,5 +125,7 @@ def is_loopback(host: str) -> bool:
 def safe_next(target: str | None, default: str = "/cases") -> str:
     """A same-site path to return to after login; anything else (``//evil``, ``https://...``) -> default."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in target):  # browsers drop tabs: "/\t/evil" is "//evil"
         return default
     return target

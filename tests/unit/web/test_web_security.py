@@ -83,6 +83,8 @@ def test_loopback_hosts(host: str, loopback: bool) -> None:
         ("//evil.example/x", "/cases"),
         ("https://evil.example", "/cases"),
         ("/\\evil.example", "/cases"),
+        ("/\t/evil.example", "/cases"),
+        ("/cases\r\nSet-Cookie: x=1", "/cases"),
         ("", "/cases"),
         (None, "/cases"),
     ],
