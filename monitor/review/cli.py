@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from monitor.config import load_settings
 from monitor.exceptions import ConfigError, RagmonError
 from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
@@ -165,10 +166,16 @@ def _sample(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> ar
     return p
 
 
+def store_url(args: argparse.Namespace) -> str | None:
+    """``--store``, else ``RAGMON_STORE`` (through the settings), else ``None`` (the default path)."""
+    given = getattr(args, "store", None)
+    return str(given) if given else load_settings().store
+
+
 def _run(args: argparse.Namespace, action: Callable[[ReviewStore], int]) -> int:
     """Open the store, run ``action``, and turn ragmon errors into a message and an exit code."""
     try:
-        with open_store(getattr(args, "store", None), create=False) as store:
+        with open_store(store_url(args), create=False) as store:
             return action(store)
     except ConfigError as exc:
         print(f"ragmon review: {exc}", file=sys.stderr)

@@ -65,7 +65,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     secure = args.secure_cookie if args.secure_cookie is not None else not is_loopback(args.host)
     options = WebOptions(golden=args.golden, secure_cookie=secure, thresholds=FlagRules.load().thresholds())
     try:
-        with open_store(getattr(args, "store", None), create=False) as store:
+        from monitor.review.cli import store_url  # the review CLI imports this module
+
+        with open_store(store_url(args), create=False) as store:
             app = create_app(store, Guard(token), options)
             with BoundedServer(app, args.host, args.port, name="ragmon-review", setting="review") as server:
                 _announce(args, server.port, store.description, token is not None)
