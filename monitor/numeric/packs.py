@@ -35,7 +35,9 @@ from monitor.numeric.text import fold, nfc
 CATALOG_FILE = "units.yaml"
 COMMON_DIR = "common"
 _M = TypeVar("_M", bound=BaseModel)
-LETTER = r"[^\W\d_]"  # any Unicode letter: the word boundary of space-separated scripts
+# Any letter but Chinese and Japanese ones: the word boundary of space-separated scripts ("5 đơn" is not
+# "5 đ"); a Latin unit may touch a character of a script without spaces ("100GB国内流量").
+LETTER = r"[^\W\d_\u3040-\u30ff\u3400-\u9fff]"
 
 Form = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]

@@ -1,0 +1,427 @@
+"""The conditional-value check: a value the context holds only under a condition, stated as general.
+
+Seed 000's "30 ngày" was faithful to a retrieved sentence, "Thành viên BanHang Plus ... 30 ngày", and
+wrong for everyone else. The check reads every retrieved chunk as clauses (sentences, ";" parts and
+parentheticals that hold a number), finds the condition phrases in them with the packs' vocabulary and
+binds each value to the conditions that govern it:
+
+- an "if" marker ("nếu", "if", "如果", "در صورتی که", "riêng") binds the values after it in its clause;
+- an "except" marker ("trừ", "except", "除", "به جز") binds the values after it up to the next comma;
+- a scope marker ("chỉ áp dụng cho", "exclusively", "仅限", "فقط") binds its whole clause, and when
+  that clause states no number, the clauses after it in the chunk ("The following applies only to ...");
+- a group noun with a qualifier ("thành viên Plus", "Premium subscribers", "VIP会员", "اعضای ویژه") or a
+  tier word on its own binds the values after it in its clause and those of its own comma part; a
+  general qualifier ("các gói khác", "standard", "普通", "همه") marks the general case instead.
+
+An answer value whose every supporting statement is bound, to conditions that neither the question nor
+the answer carries (their content words, accent-folded, are not there), is a finding: critical when
+the context also states another value of the same unit for the general case, a warning otherwise.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from monitor.conditional.model import ConditionalFinding, ConditionalReport
+from monitor.conditional.packs import ConditionalPack, load_packs
+from monitor.numeric import NumericRules, Quantity
+from monitor.numeric.text import fold as fold_digits
+from monitor.numeric.text import nfc, parse_number
+from monitor.rulepacks import RulePacks
+
+DEFAULT_CONTEXT_CACHE = 4096  # analysed chunk texts remembered: the same policy chunks recur
+DEFAULT_CARRIED_SHARE = 0.5  # share of a condition's content words the question/answer must hold
+
+_CLAUSE_END = re.compile(r"[.!?؟](?=\s|$)|[。！？；;\n]")
+_PAREN = re.compile(r"[(（]([^()（）]*)[)）]")
+_COMMA = re.compile(r"[,，、،](?!\d)|\s[-–—]\s")
+_HAN = "\u3400-\u9fff"
+_TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
+_COUNTED = re.compile(rf"(?<![.,])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
+_LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
+_LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
+_ACCENTS = {
+    code: base
+    for code in _LATIN
+    if len(base := unicodedata.normalize("NFD", chr(code))[0].lower()) == 1 and base != chr(code)
+} | {ord("đ"): "d", ord("Đ"): "d"}
+_Amount = tuple[Decimal, str]
+_COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
+_Field = Callable[[ConditionalPack], list[str]]
+
+
+def lower(text: str) -> str:
+    """Lower-case, digit-normalized ``text`` of the same length as ``nfc(text)``; accents kept, so the
+    packs' markers stay apart ("mỗi" each, "mọi" every)."""
+    return fold_digits(nfc(text)).translate(_LOWER)
+
+
+def fold(text: str) -> str:
+    """``lower(text)`` without accents (đ -> d): how a question typed without them is compared."""
+    return lower(text).translate(_ACCENTS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Condition:
+    """A condition phrase in a chunk: how it binds, where it is, the words that name it."""
+
+    kind: str  # if | except | scope | group
+    start: int
+    end: int
+    keys: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """A value the context states, with the conditions bound to it (none: it holds generally)."""
+
+    amount: _Amount
+    conditions: tuple[_Condition, ...]
+    chunk: str
+
+
+class _Vocabulary:
+    """Every pack merged into compiled matchers (answers and chunks mix languages, like numeric)."""
+
+    def __init__(self, packs: Sequence[ConditionalPack]) -> None:
+        self.languages = tuple(pack.language for pack in packs)
+        self.if_markers = _matcher(packs, lambda p: p.if_markers)
+        self.except_markers = _matcher(packs, lambda p: p.except_markers)
+        self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
+        self.groups = _matcher(packs, lambda p: p.groups)
+        self.tiers = _matcher(packs, lambda p: p.tiers)
+        self.general = _matcher(packs, lambda p: p.general)
+        self.tier_words = _words(packs, lambda p: p.tiers)
+        self.general_words = _words(packs, lambda p: p.general)
+        self.links = _words(packs, lambda p: p.links)
+        self.stopwords = _words(packs, lambda p: p.stopwords)
+        self.group_words = _words(packs, lambda p: p.groups)
+        self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
+
+    def content(self, word: str) -> bool:
+        """A word that can name a condition: not a stopword, a link or a group noun."""
+        return word not in self.stopwords and word not in self.links and word not in self.group_words
+
+
+def _words(packs: Iterable[ConditionalPack], field: _Field) -> frozenset[str]:
+    return frozenset(" ".join(lower(form).split()) for pack in packs for form in field(pack))
+
+
+def _matcher(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]:
+    """One regex for the forms of a field, longest first; spaced scripts match whole words only."""
+    forms: dict[str, bool] = {}
+    for pack in packs:
+        for form in field(pack):
+            forms[" ".join(lower(form).split())] = pack.word_boundaries
+    if not forms:
+        return re.compile(r"(?!)")
+    parts = [
+        (rf"(?<!\w){_spaced(form)}(?!\w)" if bounded else re.escape(form))
+        for form, bounded in sorted(forms.items(), key=lambda item: -len(item[0]))
+    ]
+    return re.compile("|".join(parts))
+
+
+def _spaced(form: str) -> str:
+    return r"\s+".join(re.escape(word) for word in form.split())
+
+
+def tokens(text: str) -> set[str]:
+    """Content-word keys of folded ``text``: words (a plural's "s" dropped) and Chinese character pairs."""
+    keys: set[str] = set()
+    for run in _TOKEN.findall(text):
+        if "\u3400" <= run[0] <= "\u9fff":
+            keys.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
+        else:
+            keys.add(run)
+            if len(run) > 3 and run.endswith("s"):
+                keys.add(run[:-1])
+    return keys
+
+
+class _Asked:
+    """What the question and the answer say, folded: their content words and their text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.words = tokens(text)
+
+    def holds(self, key: str) -> bool:
+        """Whether a condition key (a word, a character pair or a tier phrase) is said."""
+        return key in self.words or (" " in key or not key.isascii()) and _has(self.text, key)
+
+
+class ConditionalRules:
+    """The conditional-value check with every loaded pack; build once, share (chunks are cached)."""
+
+    def __init__(
+        self,
+        packs: Sequence[ConditionalPack],
+        numeric: NumericRules,
+        *,
+        carried_share: float = DEFAULT_CARRIED_SHARE,
+        context_cache: int = DEFAULT_CONTEXT_CACHE,
+    ) -> None:
+        self.vocabulary = _Vocabulary(packs)
+        self.languages = self.vocabulary.languages
+        self.numeric = numeric
+        self.carried_share = carried_share
+        self._statements = functools.lru_cache(maxsize=context_cache)(self._analyse)
+
+    @classmethod
+    def load(cls, numeric: NumericRules, packs: RulePacks | None = None) -> ConditionalRules:
+        """The packs under ``conditional/`` of the rule packs (packaged when none are given)."""
+        return cls(load_packs(packs or RulePacks()), numeric)
+
+    def check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
+        """Answer values that only condition-bound statements of ``contexts`` support, unqualified."""
+        said = self._quantities(answer)
+        if not said or not contexts:
+            return ConditionalReport()
+        statements = [s for context in contexts for s in self._statements(context)]
+        asked = _Asked(fold(f"{question}\n{answer}"))
+        findings = []
+        for quantity in said:
+            finding = self._finding(quantity, statements, asked)
+            if finding is not None:
+                findings.append(finding)
+        return ConditionalReport(tuple(findings))
+
+    def _finding(
+        self, quantity: Quantity, statements: Sequence[_Statement], asked: _Asked
+    ) -> ConditionalFinding | None:
+        amount = (quantity.value, quantity.unit)
+        support = [s for s in statements if s.amount == amount]
+        if not support and quantity.unit.startswith(_COUNT):  # "6 lounge visits" for "6 visits"
+            support = [s for s in statements if s.amount[0] == quantity.value and s.amount[1].startswith(_COUNT)]
+        if not support or any(not s.conditions or self._carried(s, asked) for s in support):
+            return None
+        general = sorted(
+            {s.amount[0] for s in statements if not s.conditions and s.amount[1] == quantity.unit}
+            - {quantity.value}
+        )
+        condition = support[0].conditions[0]
+        text = " ".join(support[0].chunk[condition.start : condition.end].split())
+        return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, tuple(general))
+
+    def _carried(self, statement: _Statement, asked: _Asked) -> bool:
+        """Whether the question or answer carries every condition bound to ``statement``."""
+        for condition in statement.conditions:
+            found = sum(1 for key in condition.keys if asked.holds(key))
+            if found == 0 or found < self.carried_share * len(condition.keys):
+                return False
+        return True
+
+    # --- reading a chunk ----------------------------------------------------------------------------
+
+    def _quantities(self, text: str) -> list[Quantity]:
+        """Numeric quantities of ``text`` and counted things ("20 lần", "4 times", "5次"), once each."""
+        return list(dict.fromkeys(q for _, _, q in self._found(text)))
+
+    def _found(self, text: str) -> list[tuple[int, int, Quantity]]:
+        found = self.numeric.locate(text)
+        folded = fold(text)
+        taken = [(start, end) for start, end, _ in found]
+        for match in _COUNTED.finditer(folded):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            word = match.group(2)
+            if word in self.vocabulary.stopwords:
+                continue
+            try:
+                value = parse_number(match.group(1))
+            except ValueError:
+                continue
+            surface = nfc(text)[match.start() : match.end()]
+            found.append((match.start(), match.end(), Quantity(value, f"{_COUNT}{word}", surface)))
+        return sorted(found, key=lambda item: item[0])
+
+    def _analyse(self, context: str) -> tuple[_Statement, ...]:
+        """Every value of one chunk with the conditions bound to it (cached per chunk text)."""
+        found = self._found(context)
+        if not found:
+            return ()
+        surface, low = nfc(context), lower(context)
+        inner = [span for span in _parentheticals(low) if any(span[0] <= s < span[1] for s, _, _ in found)]
+        outer = _blank(low, inner)  # the sentences around value-holding parentheticals, without them
+        out: list[_Statement] = []
+        carried: tuple[_Condition, ...] = ()
+        for start, end in _clauses(low):
+            for text, begin, stop in [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]:
+                values = [(s, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
+                conditions = self._conditions(text, begin, stop)
+                general = self.vocabulary.general.search(text, begin, stop) is not None
+                if not values:
+                    heading = text[begin:stop].rstrip().endswith(":")
+                    scoped = tuple(c for c in conditions if c.kind == "scope" or heading)
+                    carried = scoped or (() if general or conditions else carried)
+                    continue
+                if conditions or general:
+                    carried = ()
+                for position, quantity in values:
+                    bound = self._bound(text, begin, stop, position, conditions) or carried
+                    out.append(_Statement((quantity.value, quantity.unit), bound, surface))
+        return tuple(out)
+
+    def _bound(
+        self, low: str, start: int, end: int, position: int, conditions: Sequence[_Condition]
+    ) -> tuple[_Condition, ...]:
+        """The conditions of a clause that govern the value at ``position`` (see the module docstring)."""
+        part_start, part_end = _part(low, start, end, position)
+        general_part = self.vocabulary.general.search(low, part_start, part_end) is not None
+        bound = []
+        for c in conditions:
+            if c.kind == "scope":
+                bound.append(c)
+            elif c.kind == "if" and c.start < position:
+                bound.append(c)
+            elif c.kind == "except" and c.start < position < _part(low, start, end, c.start)[1]:
+                bound.append(c)
+            elif c.kind == "group" and not general_part and (c.start < position or c.start < part_end):
+                bound.append(c)
+        return tuple(bound)
+
+    def _conditions(self, low: str, start: int, end: int) -> list[_Condition]:
+        v = self.vocabulary
+        out: list[_Condition] = []
+        for kind, matcher in (("if", v.if_markers), ("except", v.except_markers), ("scope", v.scope_markers)):
+            for match in matcher.finditer(low, start, end):
+                stop, keys = self._window(low, match.end(), _part(low, start, end, match.start())[1])
+                if kind == "if" and not keys:
+                    continue
+                out.append(_Condition(kind, match.start(), stop, frozenset(keys)))
+        for match in v.groups.finditer(low, start, end):
+            condition = self._group(low, start, end, match)
+            if condition is not None and not _inside(condition, out):
+                out.append(condition)
+        for match in v.tiers.finditer(low, start, end):
+            tier = _Condition("group", match.start(), match.end(), frozenset(self._keys([match.group()])))
+            if not _inside(tier, out):
+                out.append(tier)
+        return out
+
+    def _window(self, low: str, start: int, end: int, limit: int = 4) -> tuple[int, set[str]]:
+        """Up to ``limit`` content words after a marker, within its comma part: the condition's name."""
+        words: list[str] = []
+        stop = start
+        for match in _TOKEN.finditer(low, start, end):
+            if len(words) >= limit or _digit_between(low, stop, match.start()):
+                break
+            word = match.group()
+            if word in self.vocabulary.general_words:
+                return match.end(), set()
+            if self.vocabulary.content(word):
+                words.append(word)
+            stop = match.end()
+        return stop, self._keys(words)
+
+    def _keys(self, words: Sequence[str]) -> set[str]:
+        """A condition's keys: its tier words when it names one, else its content words."""
+        text = " ".join(words)
+        tiers = {tier for tier in self.vocabulary.tier_words if _has(text, tier)}
+        if tiers:  # a tier is carried as a phrase: "ưu tiên" is not "rút tiền"
+            return {" ".join(tier.translate(_ACCENTS).split()) for tier in tiers}
+        return tokens(text.translate(_ACCENTS))
+
+    def _group(self, low: str, start: int, end: int, match: re.Match[str]) -> _Condition | None:
+        """A group noun's condition, from the qualifier beside it; None when unqualified or general."""
+        v = self.vocabulary
+        part_start, part_end = _part(low, start, end, match.start())
+        noun = " ".join(match.group().split())
+        if noun in v.before:
+            words, first = self._before(low, part_start, match.start()), part_start
+            after = self._linked(low, match.end(), part_end)
+            words += after
+        else:
+            words, first = self._linked(low, match.end(), part_end, link_needed=False), match.start()
+        if not words or any(w in v.general_words for w in words):
+            return None
+        nearest = words[-1:] if noun in v.before and not after else words[:1]
+        keys = self._keys(words if any(_has(" ".join(words), t) for t in v.tier_words) else nearest)
+        head = max(first, match.start() - 24) if noun in v.before else match.start()
+        return _Condition("group", head, min(part_end, match.end() + 32), frozenset(keys)) if keys else None
+
+    def _before(self, low: str, start: int, end: int) -> list[str]:
+        """Up to two content words just before a group noun (English, Chinese: "Premium subscribers")."""
+        words: list[str] = []
+        for match in reversed(list(_TOKEN.finditer(low, start, end))):
+            word = match.group()
+            if word in self.vocabulary.group_words:
+                end = match.start()
+                continue
+            if len(words) >= 2 or not self.vocabulary.content(word) or _digit_between(low, match.end(), end):
+                break
+            if "\u3400" <= word[0] <= "\u9fff":
+                word = "".join(c for c in word[-4:] if c not in self.vocabulary.stopwords)
+            words.insert(0, word)
+            end = match.start()
+        return [word for word in words if word]
+
+    def _linked(self, low: str, start: int, end: int, *, link_needed: bool = True) -> list[str]:
+        """Content words after a group noun: its qualifier ("thành viên Plus", "customers with X")."""
+        words: list[str] = []
+        linked = not link_needed
+        for match in _TOKEN.finditer(low, start, end):
+            word = match.group()
+            if len(words) >= 3 or _digit_between(low, start, match.start()):
+                break
+            if word in self.vocabulary.links:
+                linked = True
+            elif not linked or word in self.vocabulary.stopwords:
+                break
+            elif word not in self.vocabulary.group_words:
+                words.append(word)
+            start = match.end()
+        return words
+
+
+def _has(text: str, form: str) -> bool:
+    """Whether ``form`` is in ``text``: as whole words, or anywhere for Chinese forms."""
+    if any("\u3400" <= char <= "\u9fff" for char in form):
+        return form in text
+    return re.search(rf"(?<!\w){_spaced(form)}(?!\w)", text) is not None
+
+
+def _inside(condition: _Condition, others: Iterable[_Condition]) -> bool:
+    return any(o.start <= condition.start < o.end for o in others)
+
+
+def _digit_between(text: str, start: int, end: int) -> bool:
+    return any(char.isdigit() for char in text[start:end])
+
+
+def _part(low: str, start: int, end: int, position: int) -> tuple[int, int]:
+    """The comma part of the clause ``low[start:end]`` around ``position``."""
+    part_start, part_end = start, end
+    for match in _COMMA.finditer(low, start, end):
+        if match.end() <= position:
+            part_start = match.end()
+        elif match.start() >= position:
+            part_end = match.start()
+            break
+    return part_start, part_end
+
+
+def _clauses(low: str) -> Iterator[tuple[int, int]]:
+    """Sentences and ";" parts of a folded chunk."""
+    begin = 0
+    for stop in [match.end() for match in _CLAUSE_END.finditer(low)] + [len(low)]:
+        if stop > begin:
+            yield begin, stop
+            begin = stop
+
+
+def _parentheticals(low: str) -> list[tuple[int, int]]:
+    return [(match.start(1), match.end(1)) for match in _PAREN.finditer(low)]
+
+
+def _blank(low: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``low`` with ``spans`` replaced by spaces (same length, so offsets stay valid)."""
+    for start, end in spans:
+        low = low[:start] + " " * (end - start) + low[end:]
+    return low

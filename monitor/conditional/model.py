@@ -1,0 +1,72 @@
+"""What the conditional-value check finds: answer values that only a condition's sentence supports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from monitor.numeric.model import json_number
+
+FLAG_REASON = "unqualified_condition"
+KIND = "unqualified_condition"  # the `kind` label of ragmon_numeric_findings_total
+Severity = Literal["warning", "critical"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionalFinding:
+    """An answer value stated as general that the context binds to ``condition``.
+
+    ``general`` holds the other values of the same unit the context states for the general case; a
+    finding with one is critical (the answer picked the exception over the rule), else a warning.
+    """
+
+    text: str
+    value: Decimal
+    unit: str
+    condition: str
+    general: tuple[Decimal, ...] = ()
+
+    @property
+    def severity(self) -> Severity:
+        return "critical" if self.general else "warning"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON-ready form of the result record's ``conditional`` list."""
+        return {
+            "text": self.text,
+            "value": json_number(self.value),
+            "unit": self.unit,
+            "condition": self.condition,
+            "general": [json_number(value) for value in self.general],
+            "severity": self.severity,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionalReport:
+    """The conditional-value check's result on one trace (empty: nothing stated as general)."""
+
+    findings: tuple[ConditionalFinding, ...] = ()
+
+    @property
+    def critical(self) -> bool:
+        """True when some finding has a general value beside it (the sampler treats it as numeric)."""
+        return any(finding.severity == "critical" for finding in self.findings)
+
+    @property
+    def severity(self) -> Severity | None:
+        """The worst finding's severity, None without findings."""
+        if not self.findings:
+            return None
+        return "critical" if self.critical else "warning"
+
+    def kinds(self) -> Iterator[tuple[str, str]]:
+        """``(kind, unit)`` per finding, for ``ragmon_numeric_findings_total``."""
+        for finding in self.findings:
+            yield KIND, finding.unit.split(":", 1)[0]
+
+    def as_dict(self) -> list[dict[str, Any]]:
+        """The result record's ``conditional`` list."""
+        return [finding.as_dict() for finding in self.findings]

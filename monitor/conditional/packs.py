@@ -1,0 +1,47 @@
+"""Conditional-value rule packs: the words that bind a value to a condition, per language, as data.
+
+One file per language in ``rules/conditional`` (``vi.yaml``, ``en.yaml``, ...), read through the one
+rule-pack loader (``monitor.rulepacks``), so ``--rules-dir`` changes them like every other pack. The
+annotated format is in ``rules/conditional/en.yaml``; adding a language is a new file, no code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, StringConstraints
+
+from monitor.exceptions import ConfigError
+from monitor.rulepacks import RulePacks
+
+PACK_DIR = "conditional"
+Form = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class ConditionalPack(BaseModel):
+    """One language's condition vocabulary, as written (see ``rules/conditional/en.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    language: Form
+    word_boundaries: bool = True
+    qualifier_side: Literal["before", "after"] = "after"
+    groups: list[Form] = []
+    tiers: list[Form] = []
+    if_markers: list[Form] = []
+    except_markers: list[Form] = []
+    scope_markers: list[Form] = []
+    links: list[Form] = []
+    general: list[Form] = []
+    stopwords: list[Form] = []
+
+
+def load_packs(packs: RulePacks) -> list[ConditionalPack]:
+    """Every ``*.yaml`` pack under ``conditional/`` of the rule packs; ConfigError when none or one is bad."""
+    directory = packs.path(PACK_DIR)
+    if not directory.is_dir():
+        raise ConfigError(f"{packs.label(PACK_DIR)}: missing conditional rule packs")
+    names = sorted(entry.name for entry in directory.iterdir() if entry.name.endswith((".yaml", ".yml")))
+    if not names:
+        raise ConfigError(f"{packs.label(PACK_DIR)}: no conditional rule packs (*.yaml)")
+    return [packs.load(f"{PACK_DIR}/{name}", ConditionalPack) for name in names]
