@@ -22,6 +22,8 @@ import structlog
 from prometheus_client import CollectorRegistry
 
 from monitor.budget import EventClock
+from monitor.conditional import FLAG_REASON as CONDITIONAL
+from monitor.conditional import ConditionalRules
 from monitor.config import Settings
 from monitor.dead_letter import DeadLetterFormat
 from monitor.embeddings import Embedder, LocalE5Embedder, OpenAIEmbedder
@@ -99,8 +101,9 @@ async def running(
         sampler = Sampler(
             policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes), clock
         )
+        conditional = ConditionalRules.load(numeric, packs) if flags.enabled(CONDITIONAL) else None
         pipeline = Pipeline(
-            metrics, numeric, sampler, judge, flags, sinks, golden=golden,
+            metrics, numeric, sampler, judge, flags, sinks, golden=golden, conditional=conditional,
             judge_concurrency=settings.judge.concurrency, judge_deadline_s=settings.judge.trace_deadline_s,
             circuit_open=circuit_open,
         )  # fmt: skip

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.conditional import ConditionalReport
 from monitor.flags import LATE_REASONS, Flag
 from monitor.golden import GoldenCheck
 from monitor.judge.base import JudgeResult
@@ -37,6 +38,7 @@ class Assessment:
     sampling: Admission
     late: bool = False
     reference: ReferenceCheck | None = None  # the trace's own reference answer, when it carries one
+    conditional: ConditionalReport | None = None  # None: the conditional-value check did not run
 
     @property
     def to_judge(self) -> bool:
@@ -55,6 +57,8 @@ class Assessment:
             yield from self.golden.numeric.findings
         if self.reference is not None:
             yield from self.reference.findings()
+        if self.conditional is not None:
+            yield from self.conditional.kinds()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,7 @@ class Evaluation:
             "numeric": a.numeric.as_dict() if a.numeric is not None else None,
             "golden": a.golden.as_dict() if a.golden is not None else None,
             "reference": a.reference.as_dict() if a.reference is not None else None,
+            "conditional": a.conditional.as_dict() if a.conditional is not None else None,
             "sampled": list(a.sampling.reasons),
             "scores": result.scores.as_dict() if result is not None else None,
             "judge": _judge_block(self.judgement),

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 Severity = Literal["info", "warning", "critical"]
 SEVERITY_RANK: dict[str, int] = {"critical": 0, "warning": 1, "info": 2}
-Reader = Callable[["Assessment", "Judgement | None"], "str | None"]
+# A reader returns the flag's detail, or the detail and a severity when the finding grades itself
+# (unqualified_condition: critical beside a general value, else a warning); None when it does not apply.
+Reader = Callable[["Assessment", "Judgement | None"], "str | tuple[str, Severity] | None"]
 _MAX_LISTED = 3
 _MAX_ITEM_CHARS = 40
 _MAX_DETAIL_CHARS = 200
@@ -130,6 +132,18 @@ def _conflicting_context(a: Assessment, j: Judgement | None) -> str | None:
     return f"retrieved chunks disagree on {count} number{'s' if count > 1 else ''}" if count else None
 
 
+def _unqualified_condition(a: Assessment, j: Judgement | None) -> tuple[str, Severity] | None:
+    report = a.conditional
+    if report is None or report.severity is None:
+        return None
+    parts = [
+        f"answer says {f.text} as general; the context binds it to {_clip(f.condition)!r}"
+        + (f" and gives {_listing(f.general)} otherwise" if f.general else "")
+        for f in report.findings
+    ]
+    return "; ".join(parts), report.severity
+
+
 def _judge_error(a: Assessment, j: Judgement | None) -> str | None:
     return f"judge failed: {j.error}" if j is not None and j.error else None
 
@@ -149,6 +163,7 @@ REASONS: tuple[Reason, ...] = (
     Reason("numeric_missing", _numeric_missing, "critical"),
     Reason("numeric_out_of_source", _numeric_out_of_source, "critical"),
     Reason("should_abstain", _should_abstain, "critical"),
+    Reason("unqualified_condition", _unqualified_condition, "critical"),
     Reason("golden_retrieval_miss", _golden_retrieval_miss, "warning"),
     *(_score_reason(metric) for metric in QUALITY),
     Reason("invalid_citation", _invalid_citation, "warning"),
@@ -238,6 +253,7 @@ class FlagRules:
         self._findings = tuple(r for r in self.reasons if r.enabled and r.metric is None)
         self._scores = tuple(r for r in self.reasons if r.enabled and r.metric is not None and r.bands)
         self._order = {r.name: i for i, r in enumerate(self.reasons)}
+        self._fixed = frozenset(name for name, o in given.items() if o.severity is not None)
 
     @classmethod
     def load(cls, packs: RulePacks | None = None) -> FlagRules:
@@ -262,9 +278,12 @@ class FlagRules:
         """Every enabled flag the stage results raise, most severe first (catalog order within a severity)."""
         flags = []
         for reason in self._findings:
-            detail = reason.read(a, j)
-            if detail is not None:
-                flags.append(Flag(reason.name, detail[:_MAX_DETAIL_CHARS], reason.severity))
+            read = reason.read(a, j)
+            if read is None:
+                continue
+            detail, severity = read if isinstance(read, tuple) else (read, reason.severity)
+            severity = reason.severity if reason.name in self._fixed else severity
+            flags.append(Flag(reason.name, detail[:_MAX_DETAIL_CHARS], severity))
         if j is not None and j.result is not None:
             for reason in self._scores:
                 hit = self._score(reason, a, j)

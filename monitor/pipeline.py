@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import structlog
 
 from monitor.assessment import Assessment, Evaluation, Judgement
+from monitor.conditional import ConditionalRules
 from monitor.exceptions import JudgeError
 from monitor.flags import FlagRules
 from monitor.golden import GoldenCheck, GoldenChecker
@@ -84,12 +85,13 @@ class Pipeline:
         sinks: Sequence[SinkLike] = (),
         *,
         golden: GoldenChecker | None = None,
+        conditional: ConditionalRules | None = None,
         judge_concurrency: int = 16,
         judge_deadline_s: float = 120.0,
         circuit_open: Callable[[], bool] = lambda: False,
     ) -> None:
         self.metrics, self.numeric, self.sampler, self.judge_impl = metrics, numeric, sampler, judge
-        self.flags, self.sinks, self.golden = flags, list(sinks), golden
+        self.flags, self.sinks, self.golden, self.conditional = flags, list(sinks), golden, conditional
         self._judge_slots = asyncio.Semaphore(judge_concurrency)
         self._judge_deadline_s = judge_deadline_s
         self._circuit_open = circuit_open
@@ -154,15 +156,21 @@ class Pipeline:
         trace = item.trace
         signals = compute_signals(trace)
         reference = check_reference(self.numeric, trace) if trace.reference_answer else None
+        conditional = (
+            self.conditional.check(trace.question, trace.answer, [c.text for c in trace.retrieved_chunks])
+            if self.conditional is not None
+            else None
+        )
         sampling = (
             item.preset
             if item.preset is not None
-            else self.sampler.decide(trace, signals, numeric, golden, item.raw, reference)
+            else self.sampler.decide(trace, signals, numeric, golden, item.raw, reference, conditional)
         )
         versions = self.metrics.versions(trace.model_id, trace.prompt_version, trace.index_version)
         return Assessment(
-            trace, item.origin, signals, versions, numeric, golden, sampling, item.late, reference
-        )
+            trace, item.origin, signals, versions, numeric, golden, sampling, item.late, reference,
+            conditional,
+        )  # fmt: skip
 
     async def judge(self, a: Assessment) -> Judgement:
         """Score a sampled trace; a failure becomes the judgement's error, never an exception."""

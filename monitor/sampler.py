@@ -9,6 +9,7 @@ traces' own time (``EventClock``), moved forward here before each decision.
 from __future__ import annotations
 
 from monitor.budget import EventClock
+from monitor.conditional import ConditionalReport
 from monitor.feedback_window import FeedbackWindow, LateFeedback, handle_late_feedback
 from monitor.golden import GoldenCheck
 from monitor.numeric import NumericReport
@@ -36,14 +37,16 @@ class Sampler:
         golden: GoldenCheck | None,
         raw: bytes | None = None,
         reference: ReferenceCheck | None = None,
+        conditional: ConditionalReport | None = None,
     ) -> Admission:
         """The policy's decision for one trace (spends budget when it is judged); ``raw`` is the
         message the trace came in, kept for late feedback; a failed reference check counts as a
-        numeric finding, like a failed golden one."""
+        numeric finding, like a failed golden one, and so does a critical conditional value."""
         if self.clock is not None:
             self.clock.observe(trace.timestamp)
         golden_numeric = golden is not None and golden.numeric is not None and not golden.numeric.passed
         golden_numeric = golden_numeric or (reference is not None and not reference.passed)
+        golden_numeric = golden_numeric or (conditional is not None and conditional.critical)
         inputs = TraceSignals(
             negative_feedback=signals.feedback == "negative",
             no_citation=not signals.citations_present,

@@ -54,7 +54,11 @@ def measure(rules: ConditionalRules, cases: list[dict[str, Any]]) -> tuple[dict[
         if negatives
         else None,
     }
-    errors = [f"{c['id']}: expected {c['expect']}, got {said[c['id']]}" for c in cases if said[c["id"]] != c["expect"]]
+    errors = [
+        f"{c['id']}: expected {c['expect']}, got {said[c['id']]}"
+        for c in cases
+        if said[c["id"]] != c["expect"]
+    ]
     return figures, errors
 
 

@@ -37,10 +37,11 @@ from monitor.rulepacks import RulePacks
 DEFAULT_CONTEXT_CACHE = 4096  # analysed chunk texts remembered: the same policy chunks recur
 DEFAULT_CARRIED_SHARE = 0.5  # share of a condition's content words the question/answer must hold
 
-_CLAUSE_END = re.compile(r"[.!?؟](?=\s|$)|[。！？；;\n]")
+_CLAUSE_END = re.compile(r"[.!?؟](?=\s|$)|[。！？；;؛\n]")
 _PAREN = re.compile(r"[(（]([^()（）]*)[)）]")
 _COMMA = re.compile(r"[,，、،](?!\d)|\s[-–—]\s")
 _HAN = "\u3400-\u9fff"
+_LEADING = " \t-–—:：·•*#"  # what may stand before a leading marker in its part
 _TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
 _COUNTED = re.compile(rf"(?<![.,])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
 _LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
@@ -74,6 +75,7 @@ class _Condition:
     start: int
     end: int
     keys: frozenset[str]
+    soft: bool = False  # a group qualified by a plain word, not a tier: maybe only a brand or a topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,7 @@ class _Statement:
     amount: _Amount
     conditions: tuple[_Condition, ...]
     chunk: str
+    text: str
 
 
 class _Vocabulary:
@@ -91,6 +94,7 @@ class _Vocabulary:
     def __init__(self, packs: Sequence[ConditionalPack]) -> None:
         self.languages = tuple(pack.language for pack in packs)
         self.if_markers = _matcher(packs, lambda p: p.if_markers)
+        self.leading_markers = _matcher(packs, lambda p: p.leading_markers)
         self.except_markers = _matcher(packs, lambda p: p.except_markers)
         self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
         self.groups = _matcher(packs, lambda p: p.groups)
@@ -102,6 +106,14 @@ class _Vocabulary:
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
+        self.kinds = {unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units}
+
+    def kind(self, unit: str) -> str:
+        """The kind of quantity a unit measures: durations compare with durations ("90 days", "2 years")."""
+        if unit.startswith(_COUNT):
+            return _COUNT
+        index = self.kinds.get(unit)
+        return unit if index is None else f"kind:{index}"
 
     def content(self, word: str) -> bool:
         """A word that can name a condition: not a stopword, a link or a group noun."""
@@ -198,24 +210,26 @@ class ConditionalRules:
         amount = (quantity.value, quantity.unit)
         support = [s for s in statements if s.amount == amount]
         if not support and quantity.unit.startswith(_COUNT):  # "6 lounge visits" for "6 visits"
-            support = [s for s in statements if s.amount[0] == quantity.value and s.amount[1].startswith(_COUNT)]
-        if not support or any(not s.conditions or self._carried(s, asked) for s in support):
+            support = [s for s in statements if s.amount[0] == quantity.value and _COUNT in s.amount[1]]
+        if not support or any(all(self._carried(c, asked) for c in s.conditions) for s in support):
             return None
-        general = sorted(
-            {s.amount[0] for s in statements if not s.conditions and s.amount[1] == quantity.unit}
-            - {quantity.value}
-        )
+        kind = self.vocabulary.kind(support[0].amount[1])
+        general = {
+            s.amount: s.text
+            for s in statements
+            if self.vocabulary.kind(s.amount[1]) == kind
+            and s.amount[0] != quantity.value
+            and all(c.soft or self._carried(c, asked) for c in s.conditions)
+        }
         condition = support[0].conditions[0]
         text = " ".join(support[0].chunk[condition.start : condition.end].split())
-        return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, tuple(general))
+        others = tuple(Quantity(value, unit, written) for (value, unit), written in general.items())
+        return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, others)
 
-    def _carried(self, statement: _Statement, asked: _Asked) -> bool:
-        """Whether the question or answer carries every condition bound to ``statement``."""
-        for condition in statement.conditions:
-            found = sum(1 for key in condition.keys if asked.holds(key))
-            if found == 0 or found < self.carried_share * len(condition.keys):
-                return False
-        return True
+    def _carried(self, condition: _Condition, asked: _Asked) -> bool:
+        """Whether the question or answer carries ``condition`` (enough of its content words)."""
+        found = sum(1 for key in condition.keys if asked.holds(key))
+        return found > 0 and found >= self.carried_share * len(condition.keys)
 
     # --- reading a chunk ----------------------------------------------------------------------------
 
@@ -252,21 +266,33 @@ class ConditionalRules:
         out: list[_Statement] = []
         carried: tuple[_Condition, ...] = ()
         for start, end in _clauses(low):
-            for text, begin, stop in [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]:
-                values = [(s, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
-                conditions = self._conditions(text, begin, stop)
+            parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
+            for text, begin, stop in parts:
+                here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
+                conditions = self._conditions(text, begin, stop, [(s, e) for s, e, _ in here])
                 general = self.vocabulary.general.search(text, begin, stop) is not None
-                if not values:
-                    heading = text[begin:stop].rstrip().endswith(":")
-                    scoped = tuple(c for c in conditions if c.kind == "scope" or heading)
-                    carried = scoped or (() if general or conditions else carried)
-                    continue
                 if conditions or general:
                     carried = ()
-                for position, quantity in values:
+                for position, _, quantity in here:
                     bound = self._bound(text, begin, stop, position, conditions) or carried
-                    out.append(_Statement((quantity.value, quantity.unit), bound, surface))
+                    out.append(_Statement((quantity.value, quantity.unit), bound, surface, quantity.text))
+                carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
         return tuple(out)
+
+    @staticmethod
+    def _carry(
+        low: str, start: int, end: int, conditions: Sequence[_Condition], values: Sequence[int]
+    ) -> tuple[_Condition, ...]:
+        """The conditions a clause hands on to the next ones: a scope it sets without stating a value
+        of its own ("The following applies only to Gold cardholders.", "Premium subscribers:")."""
+        scopes = [c for c in conditions if c.kind == "scope" or (c.kind == "group" and not c.soft)]
+        if not scopes:
+            return ()
+        if not values or low[start:end].rstrip().endswith(":"):
+            return tuple(scopes)
+        # "Quyền lợi sau chỉ áp dụng cho học viên gói 12 tháng.": the value names the scope, states nothing
+        named = [c for c in scopes if c.kind == "scope" and all(not low[c.end : v].strip() for v in values)]
+        return tuple(named)
 
     def _bound(
         self, low: str, start: int, end: int, position: int, conditions: Sequence[_Condition]
@@ -274,43 +300,62 @@ class ConditionalRules:
         """The conditions of a clause that govern the value at ``position`` (see the module docstring)."""
         part_start, part_end = _part(low, start, end, position)
         general_part = self.vocabulary.general.search(low, part_start, part_end) is not None
-        bound = []
-        for c in conditions:
-            if c.kind == "scope":
-                bound.append(c)
-            elif c.kind == "if" and c.start < position:
-                bound.append(c)
-            elif c.kind == "except" and c.start < position < _part(low, start, end, c.start)[1]:
-                bound.append(c)
-            elif c.kind == "group" and not general_part and (c.start < position or c.start < part_end):
-                bound.append(c)
+        inside = [c for c in conditions if part_start <= c.start < part_end]
+        bound = [c for c in conditions if c.kind == "scope"]
+        bound += [c for c in conditions if c.kind == "if" and (c.start < position or c in inside)]
+        bound += [
+            c
+            for c in conditions
+            if c.kind == "except" and c.start < position < _part(low, start, end, c.start)[1]
+        ]
+        if not general_part:
+            groups = [c for c in inside if c.kind == "group"]
+            before = [c for c in conditions if c.kind == "group" and c.start < position]
+            bound += groups or before[-1:]  # a later part with its own group starts a new case
         return tuple(bound)
 
-    def _conditions(self, low: str, start: int, end: int) -> list[_Condition]:
+    def _conditions(
+        self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]
+    ) -> list[_Condition]:
+        """The condition phrases of a clause, in order; none inside a value ("5 business days")."""
         v = self.vocabulary
         out: list[_Condition] = []
-        for kind, matcher in (("if", v.if_markers), ("except", v.except_markers), ("scope", v.scope_markers)):
+        markers = (
+            ("if", v.if_markers),
+            ("lead", v.leading_markers),
+            ("except", v.except_markers),
+            ("scope", v.scope_markers),
+        )
+        for kind, matcher in markers:
             for match in matcher.finditer(low, start, end):
-                stop, keys = self._window(low, match.end(), _part(low, start, end, match.start())[1])
+                part_start, part_end = _part(low, start, end, match.start())
+                if kind == "lead":
+                    if low[part_start : match.start()].strip(_LEADING):
+                        continue  # "riêng" opens a case only where a part starts: "buổi tập riêng" does not
+                    kind = "if"
+                stop, keys = self._window(low, match.end(), part_end)
                 if kind == "if" and not keys:
                     continue
                 out.append(_Condition(kind, match.start(), stop, frozenset(keys)))
         for match in v.groups.finditer(low, start, end):
             condition = self._group(low, start, end, match)
-            if condition is not None and not _inside(condition, out):
+            if condition is not None and not _inside(condition, out) and not _overlaps(match, values):
                 out.append(condition)
         for match in v.tiers.finditer(low, start, end):
             tier = _Condition("group", match.start(), match.end(), frozenset(self._keys([match.group()])))
-            if not _inside(tier, out):
+            if not _inside(tier, out) and not _overlaps(match, values):
                 out.append(tier)
-        return out
+        return sorted(out, key=lambda c: c.start)
 
     def _window(self, low: str, start: int, end: int, limit: int = 4) -> tuple[int, set[str]]:
         """Up to ``limit`` content words after a marker, within its comma part: the condition's name."""
         words: list[str] = []
         stop = start
+        # Group nouns name who, not which: "học viên" (two syllables) is no content of the condition.
+        low = low[:start] + self.vocabulary.groups.sub(lambda m: " " * len(m.group()), low[start:end])
         for match in _TOKEN.finditer(low, start, end):
-            if len(words) >= limit or _digit_between(low, stop, match.start()):
+            between = low[stop : match.start()]
+            if len(words) >= limit or any(c.isdigit() or c in ":：" for c in between):
                 break
             word = match.group()
             if word in self.vocabulary.general_words:
@@ -342,9 +387,11 @@ class ConditionalRules:
         if not words or any(w in v.general_words for w in words):
             return None
         nearest = words[-1:] if noun in v.before and not after else words[:1]
-        keys = self._keys(words if any(_has(" ".join(words), t) for t in v.tier_words) else nearest)
+        tiered = any(_has(" ".join(words), t) for t in v.tier_words)
+        keys = self._keys(words if tiered else nearest)
         head = max(first, match.start() - 24) if noun in v.before else match.start()
-        return _Condition("group", head, min(part_end, match.end() + 32), frozenset(keys)) if keys else None
+        end = min(part_end, match.end() + 32)
+        return _Condition("group", head, end, frozenset(keys), soft=not tiered) if keys else None
 
     def _before(self, low: str, start: int, end: int) -> list[str]:
         """Up to two content words just before a group noun (English, Chinese: "Premium subscribers")."""
@@ -385,6 +432,10 @@ def _has(text: str, form: str) -> bool:
     if any("\u3400" <= char <= "\u9fff" for char in form):
         return form in text
     return re.search(rf"(?<!\w){_spaced(form)}(?!\w)", text) is not None
+
+
+def _overlaps(match: re.Match[str], spans: Iterable[tuple[int, int]]) -> bool:
+    return any(start < match.end() and match.start() < end for start, end in spans)
 
 
 def _inside(condition: _Condition, others: Iterable[_Condition]) -> bool:

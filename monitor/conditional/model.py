@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from monitor.numeric.model import json_number
+from monitor.numeric.model import Quantity, json_number
 
 FLAG_REASON = "unqualified_condition"
 KIND = "unqualified_condition"  # the `kind` label of ragmon_numeric_findings_total
@@ -26,7 +26,7 @@ class ConditionalFinding:
     value: Decimal
     unit: str
     condition: str
-    general: tuple[Decimal, ...] = ()
+    general: tuple[Quantity, ...] = ()
 
     @property
     def severity(self) -> Severity:
@@ -39,7 +39,7 @@ class ConditionalFinding:
             "value": json_number(self.value),
             "unit": self.unit,
             "condition": self.condition,
-            "general": [json_number(value) for value in self.general],
+            "general": [quantity.as_dict() for quantity in self.general],
             "severity": self.severity,
         }
 

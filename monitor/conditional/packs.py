@@ -29,11 +29,13 @@ class ConditionalPack(BaseModel):
     groups: list[Form] = []
     tiers: list[Form] = []
     if_markers: list[Form] = []
+    leading_markers: list[Form] = []
     except_markers: list[Form] = []
     scope_markers: list[Form] = []
     links: list[Form] = []
     general: list[Form] = []
     stopwords: list[Form] = []
+    comparable: list[list[Form]] = []
 
 
 def load_packs(packs: RulePacks) -> list[ConditionalPack]:
