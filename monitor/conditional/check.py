@@ -106,7 +106,9 @@ class _Vocabulary:
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
-        self.kinds = {unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units}
+        self.kinds = {
+            unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units
+        }
 
     def kind(self, unit: str) -> str:
         """The kind of quantity a unit measures: durations compare with durations ("90 days", "2 years")."""

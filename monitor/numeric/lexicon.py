@@ -208,14 +208,16 @@ class Lexicon:
         return self.phrase.read(tokens) if first is not None else None
 
     def _scanner_pattern(self, *, fast: bool) -> str:
-        heads = {str(digit): f"(?<!{_NOT_BEFORE_DIGITS}.){_DIGITS_REST}" for digit in range(10)}
+        digits = {str(digit): f"(?<!{_NOT_BEFORE_DIGITS}.){_DIGITS_REST}" for digit in range(10)}
         words = f"{trie_pattern(self._word_heads)}{self._phrase_rest()}"
         number = f"[0-9]{_DIGITS_REST}" if fast else f"(?:[0-9]{_DIGITS_REST}|{words})"
-        for form, tail in self._prefix_heads.items():
-            if not (fast and form[0].isalpha()):
-                heads[form] = rf"{tail}\s*{number}"
-        start = trie_pattern(heads) if fast else f"(?:{trie_pattern(heads)}|{words})"
-        return start + self._tail_pattern()
+        prefixes = {f: tail for f, tail in self._prefix_heads.items() if not (fast and f[0].isalpha())}
+        # The number after a currency prefix is written once, not once per prefix form: spelled
+        # numbers make it long, and a copy per form made the scanner slow to compile.
+        heads = [trie_pattern(digits), rf"{trie_pattern(prefixes)}\s*{number}"]
+        if not fast:
+            heads.append(words)
+        return f"(?:{'|'.join(heads)})" + self._tail_pattern()
 
     def _tail_pattern(self) -> str:
         mult = f"(?i:{trie_pattern(self._mult_forms)})"

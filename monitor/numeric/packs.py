@@ -37,7 +37,7 @@ COMMON_DIR = "common"
 _M = TypeVar("_M", bound=BaseModel)
 # Any letter but Chinese and Japanese ones: the word boundary of space-separated scripts ("5 đơn" is not
 # "5 đ"); a Latin unit may touch a character of a script without spaces ("100GB国内流量").
-LETTER = r"[^\W\d_\u3040-\u30ff\u3400-\u9fff]"
+LETTER = r"(?:(?![\u3040-\u30ff\u3400-\u9fff])[^\W\d_])"  # a lookahead, not one big class: compiles fast
 
 Form = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]

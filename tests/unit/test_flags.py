@@ -39,6 +39,7 @@ DESIGN_REASONS = {
     "negative_feedback",
     "judge_error",
     "conflicting_context",
+    "unqualified_condition",
 }
 
 

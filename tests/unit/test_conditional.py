@@ -1,0 +1,266 @@
+"""Conditional-value check: every train and dev case as data, figures on test, packs, flag and wiring."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from monitor.assessment import Assessment, Evaluation
+from monitor.conditional import ConditionalReport, ConditionalRules
+from monitor.conditional.packs import ConditionalPack, load_packs
+from monitor.exceptions import ConfigError
+from monitor.feedback_window import FeedbackWindow
+from monitor.flags import FLAG_REASONS, FlagRules
+from monitor.message import Origin
+from monitor.metrics import Versions
+from monitor.numeric import NumericRules
+from monitor.rulepacks import RulePacks
+from monitor.sampler import Sampler
+from monitor.sampling import NOT_SAMPLED, SamplingPolicy
+from monitor.signals import compute_signals
+from monitor.trace import Trace
+
+ROOT = Path(__file__).parents[2]
+CASES = ROOT / "tests" / "data" / "conditional"
+RULES = ROOT / "rules"
+sys.path.insert(0, str(ROOT / "scripts"))
+from measure_conditional import load_cases, measure  # noqa: E402 - the script is the one measurement
+
+# Measured once on the test split with the rules fixed on train and dev (docs/conditional.md): recall
+# 0.66, false-flag rate 0.068. The floors sit a little under, so a regression fails and noise does not.
+TEST_FLOORS = {"recall": 0.62, "false_flag_rate": 0.10}
+
+PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+GENERAL = "Trong vòng 7 ngày kể từ ngày nhận hàng, khách có thể đổi hoặc trả sản phẩm."
+
+
+def _cases(*splits: str) -> list[Any]:
+    return [pytest.param(case, id=case["id"]) for split in splits for case in load_cases(split)]
+
+
+@pytest.fixture(scope="module")
+def rules() -> ConditionalRules:
+    """The packaged packs, loaded once for the module."""
+    return ConditionalRules.load(NumericRules.load())
+
+
+@pytest.mark.parametrize("case", _cases("train", "dev"))
+def test_train_and_dev_cases(rules: ConditionalRules, case: dict[str, Any]) -> None:
+    """Each case gets the expected verdict: critical, warning or nothing."""
+    report = rules.check(case["question"], case["answer"], case["chunks"])
+    assert (report.severity or "none") == case["expect"], case["why"]
+
+
+def test_figures_on_the_test_split(rules: ConditionalRules) -> None:
+    """On the held-out split, recall and the false-flag rate stay at what was measured."""
+    figures, _ = measure(rules, load_cases("test"))
+    assert figures["recall"] >= TEST_FLOORS["recall"]
+    assert figures["false_flag_rate"] <= TEST_FLOORS["false_flag_rate"]
+
+
+def test_the_seed_incident_is_critical_with_its_general_value(rules: ConditionalRules) -> None:
+    """Seed 000: "30 ngày" for everyone, from the Plus sentence, beside the general 7 ngày."""
+    report = rules.check(
+        "Áo mua về không vừa thì trả trong bao lâu?", "Bạn có 30 ngày để đổi trả.", [GENERAL, PLUS]
+    )
+    (finding,) = report.findings
+    assert (finding.text, finding.unit, finding.severity) == ("30 ngày", "day", "critical")
+    assert [q.text for q in finding.general] == ["7 ngày"]
+    assert "Plus" in finding.condition
+    assert report.critical and list(report.kinds()) == [("unqualified_condition", "day")]
+    record = report.as_dict()[0]
+    assert record["value"] == 30 and record["general"][0]["value"] == 7 and record["severity"] == "critical"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Mình là thành viên Plus, áo mua về trả trong bao lâu?", "Bạn có 30 ngày để đổi trả."),
+        ("Áo mua về không vừa thì trả trong bao lâu?", "Thành viên Plus có 30 ngày; khách khác 7 ngày."),
+        ("mk la thanh vien plus, ao tra dc may ngay", "30 ngay ban nhe"),  # no accents
+    ],
+)
+def test_condition_carried_by_question_or_answer_passes(
+    rules: ConditionalRules, question: str, answer: str
+) -> None:
+    """The hard negatives: the question or the answer carries the condition (accents or not)."""
+    assert rules.check(question, answer, [GENERAL, PLUS]).findings == ()
+
+
+def test_general_value_and_unsupported_values_are_not_its_business(rules: ConditionalRules) -> None:
+    """The general value passes; a value no chunk states is numeric_unsupported's, not this check's."""
+    assert rules.check("?", "Bạn có 7 ngày.", [GENERAL, PLUS]).findings == ()
+    assert rules.check("?", "Bạn có 45 ngày.", [GENERAL, PLUS]).findings == ()
+    assert rules.check("?", "Không có số nào.", [GENERAL, PLUS]).findings == ()
+    assert rules.check("?", "Bạn có 30 ngày.", []).findings == ()
+
+
+def test_without_a_general_value_it_is_a_warning(rules: ConditionalRules) -> None:
+    """A value bound to a condition with no general counterpart in the context is a warning."""
+    report = rules.check(
+        "How many lounge visits?", "Up to 6 visits a year.", ["Gold cardholders get 6 visits a year."]
+    )
+    assert report.severity == "warning" and not report.critical
+
+
+def _copy_rules(tmp_path: Path) -> Path:
+    target = tmp_path / "rules"
+    shutil.copytree(RULES, target)
+    return target
+
+
+def test_rules_dir_is_honoured(tmp_path: Path) -> None:
+    """A --rules-dir copy with one more tier word binds a sentence the packaged packs read as general."""
+    root = _copy_rules(tmp_path)
+    vi = root / "conditional" / "vi.yaml"
+    vi.write_text(
+        vi.read_text(encoding="utf-8").replace("tiers: [plus, ", "tiers: [titan, plus, "), encoding="utf-8"
+    )
+    custom = ConditionalRules.load(NumericRules.load(root / "numeric"), RulePacks(root))
+    chunks = [GENERAL, "Gói Titan: đổi trả trong 30 ngày."]
+    packaged = ConditionalRules.load(NumericRules.load())
+    assert packaged.check("Trả trong bao lâu?", "Bạn có 30 ngày.", chunks).findings == ()
+    assert custom.check("Trả trong bao lâu?", "Bạn có 30 ngày.", chunks).severity == "critical"
+    assert custom.check("Mình dùng gói Titan, trả trong bao lâu?", "Bạn có 30 ngày.", chunks).findings == ()
+
+
+def test_a_new_language_is_data_only(tmp_path: Path) -> None:
+    """A German pack in a rules directory is picked up with no code change."""
+    root = _copy_rules(tmp_path)
+    (root / "conditional" / "de.yaml").write_text(
+        "language: de\nqualifier_side: before\ngroups: [Mitglieder]\ntiers: [Gold]\n"
+        "general: [alle]\nstopwords: [die, der, haben]\n",
+        encoding="utf-8",
+    )
+    (root / "numeric" / "de.yaml").write_text("language: de\nunits:\n  day: [Tage, Tag]\n", encoding="utf-8")
+    rules = ConditionalRules.load(NumericRules.load(root / "numeric"), RulePacks(root))
+    assert "de" in rules.languages
+    chunks = ["Alle Kunden haben 14 Tage.", "Gold Mitglieder haben 30 Tage."]
+    assert rules.check("Wie lange?", "Sie haben 30 Tage.", chunks).severity == "critical"
+    assert rules.check("Ich bin Gold Mitglied, wie lange?", "Sie haben 30 Tage.", chunks).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("language: xx\ntierz: [a]\n", "tierz"),
+        ("language: xx\nqualifier_side: above\n", "qualifier_side"),
+        ("groups: [a]\n", "language"),
+        ("language: xx\ngroups: ['']\n", "groups.0"),
+    ],
+)
+def test_bad_pack_names_file_and_field(tmp_path: Path, content: str, expected: str) -> None:
+    """A broken pack fails the load with a ConfigError naming the file and the field."""
+    root = _copy_rules(tmp_path)
+    (root / "conditional" / "xx.yaml").write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_packs(RulePacks(root))
+    assert "conditional/xx.yaml" in str(caught.value) and expected in str(caught.value)
+
+
+def test_missing_pack_directory_is_a_config_error(tmp_path: Path) -> None:
+    """A rules directory without conditional/ fails at start, naming it."""
+    root = _copy_rules(tmp_path)
+    shutil.rmtree(root / "conditional")
+    with pytest.raises(ConfigError, match="conditional"):
+        load_packs(RulePacks(root))
+
+
+def test_every_packaged_pack_validates() -> None:
+    """The four language packs and the common one load; each language has the vocabulary kinds."""
+    packs = {pack.language: pack for pack in load_packs(RulePacks())}
+    assert set(packs) == {"common", "en", "fa", "vi", "zh"}
+    for language in ("en", "fa", "vi", "zh"):
+        pack: ConditionalPack = packs[language]
+        assert pack.groups and pack.tiers and pack.if_markers and pack.except_markers and pack.general
+
+
+# --- the flag, the record and the sampler ------------------------------------------------------------
+
+
+def _assessment(rules: ConditionalRules, question: str, answer: str) -> Assessment:
+    trace = Trace.model_validate(
+        {
+            "trace_id": "t1",
+            "question": question,
+            "answer": answer,
+            "retrieved_chunks": [{"chunk_id": "c1", "text": PLUS}, {"chunk_id": "c2", "text": GENERAL}],
+            "citations": ["c1"],
+        }
+    )
+    report = rules.check(trace.question, trace.answer, [c.text for c in trace.retrieved_chunks])
+    return Assessment(
+        trace, Origin(path="x"), compute_signals(trace), Versions("m", "p", "i"), None, None, NOT_SAMPLED,
+        conditional=report,
+    )  # fmt: skip
+
+
+def test_flag_is_in_the_catalog_and_graded(rules: ConditionalRules, tmp_path: Path) -> None:
+    """unqualified_condition is critical beside a general value, a warning alone, fixed by an override."""
+    assert "unqualified_condition" in FLAG_REASONS
+    flags = FlagRules.load()
+    critical = _assessment(rules, "Trả trong bao lâu?", "Bạn có 30 ngày để đổi trả.")
+    (flag,) = [f for f in flags.evaluate(critical, None) if f.reason == "unqualified_condition"]
+    assert flag.severity == "critical" and "30 ngày" in flag.detail and "7 ngày" in flag.detail
+    alone = Assessment(
+        critical.trace, critical.origin, critical.signals, critical.versions, None, None, NOT_SAMPLED,
+        conditional=rules.check("Trả trong bao lâu?", "Bạn có 30 ngày.", [PLUS]),
+    )  # fmt: skip
+    assert [f.severity for f in flags.evaluate(alone, None) if f.reason == "unqualified_condition"] == [
+        "warning"
+    ]
+    (tmp_path / "flags.yaml").write_text(
+        "flags:\n  unqualified_condition: {severity: warning}\n", encoding="utf-8"
+    )
+    fixed = FlagRules.load(RulePacks(tmp_path))
+    assert [f.severity for f in fixed.evaluate(critical, None) if f.reason == "unqualified_condition"] == [
+        "warning"
+    ]
+    (tmp_path / "flags.yaml").write_text(
+        "flags:\n  unqualified_condition: {enabled: false}\n", encoding="utf-8"
+    )
+    off = FlagRules.load(RulePacks(tmp_path))
+    assert not off.enabled("unqualified_condition")
+    assert [f for f in off.evaluate(critical, None) if f.reason == "unqualified_condition"] == []
+
+
+def test_result_record_and_counts_carry_the_finding(rules: ConditionalRules) -> None:
+    """The record's conditional list names the value and condition; findings count it by unit."""
+    a = _assessment(rules, "Trả trong bao lâu?", "Bạn có 30 ngày để đổi trả.")
+    record = Evaluation(a, None, FlagRules.load().evaluate(a, None)).record()
+    assert [item["text"] for item in record["conditional"]] == ["30 ngày"]
+    assert {"reason": "unqualified_condition", "severity": "critical"}.items() <= record["flags"][0].items()
+    assert list(a.findings()) == [("unqualified_condition", "day")]
+    carried = _assessment(rules, "Mình là thành viên Plus, trả trong bao lâu?", "Bạn có 30 ngày.")
+    assert Evaluation(carried, None, FlagRules.load().evaluate(carried, None)).record()["conditional"] == []
+
+
+def test_sampler_treats_a_critical_finding_as_numeric(rules: ConditionalRules) -> None:
+    """A critical unqualified_condition sends the trace to review like a numeric finding."""
+    sampler = Sampler(SamplingPolicy.load(sample_all=False), FeedbackWindow(0))
+    a = _assessment(rules, "Trả trong bao lâu?", "Bạn có 30 ngày để đổi trả.")
+    admitted = sampler.decide(a.trace, a.signals, None, None, None, None, a.conditional)
+    assert "numeric_finding" in admitted.reasons
+    warning = rules.check("Trả trong bao lâu?", "Bạn có 30 ngày.", [PLUS])
+    assert warning.severity == "warning"
+    quiet = sampler.decide(a.trace, a.signals, None, None, None, None, warning)
+    assert "numeric_finding" not in quiet.reasons
+    assert "numeric_finding" not in sampler.decide(a.trace, a.signals, None, None).reasons
+
+
+def test_empty_report_is_falsy_everywhere() -> None:
+    """A report without findings has no severity, no kinds and an empty record list."""
+    report = ConditionalReport()
+    assert report.severity is None and not report.critical and list(report.kinds()) == []
+    assert report.as_dict() == []
+
+
+def test_packaged_flags_file_still_overrides_only() -> None:
+    """rules/flags.yaml documents the reason without overriding it (the catalog gives its default)."""
+    data = yaml.safe_load((RULES / "flags.yaml").read_text(encoding="utf-8"))
+    assert "unqualified_condition" not in data["flags"]
