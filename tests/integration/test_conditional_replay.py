@@ -1,0 +1,75 @@
+"""A replay flags seed 000's "30 ngày" as unqualified_condition, and a Plus member's question passes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.cli import main
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+RULES = Path(__file__).parents[2] / "rules"
+PLUS = "DT-3. Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+GENERAL = "DT-1. Trong vòng 7 ngày kể từ ngày nhận hàng, khách có thể đổi hoặc trả sản phẩm."
+TRACES = {
+    "incident": ("Áo mua về không vừa thì đổi trả trong bao lâu?", "Bạn có 30 ngày để đổi trả áo."),
+    "plus-member": ("Mình là thành viên Plus, áo không vừa thì trả trong bao lâu?", "Bạn có 30 ngày."),
+    "general": ("Áo mua về không vừa thì đổi trả trong bao lâu?", "Bạn có 7 ngày để đổi trả."),
+}
+
+
+def _replay(tmp_path: Path, *extra: str) -> dict[str, dict[str, Any]]:
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "trace_id": tid,
+                    "question": question,
+                    "answer": answer,
+                    "retrieved_chunks": [
+                        {"chunk_id": "L2", "text": PLUS},
+                        {"chunk_id": "L1", "text": GENERAL},
+                    ],
+                    "citations": ["L2"],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for tid, (question, answer) in TRACES.items()
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    store, dlq = str(tmp_path / "r.db"), str(tmp_path / "d")
+    assert main(["replay", str(src), "--results", str(out), "--store", store, "--dlq", dlq, *extra]) == 0
+    return {r["trace_id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+
+
+def test_replay_flags_the_incident_only(tmp_path: Path) -> None:
+    """The incident gets a critical unqualified_condition naming 30 ngày and 7 ngày; the others pass."""
+    records = _replay(tmp_path)
+    incident = records["incident"]
+    flags = [f for f in incident["flags"] if f["reason"] == "unqualified_condition"]
+    assert [f["severity"] for f in flags] == ["critical"]
+    assert "30 ngày" in flags[0]["detail"] and "7 ngày" in flags[0]["detail"]
+    assert incident["conditional"][0]["general"][0]["text"] == "7 ngày"
+    assert "numeric_finding" in incident["sampled"]
+    for tid in ("plus-member", "general"):
+        assert records[tid]["conditional"] == []
+        assert not [f for f in records[tid]["flags"] if f["reason"] == "unqualified_condition"]
+
+
+def test_rules_dir_can_turn_it_off(tmp_path: Path) -> None:
+    """A --rules-dir whose flags.yaml disables the reason skips the check: no flag, no record block."""
+    root = tmp_path / "rules"
+    shutil.copytree(RULES, root)
+    (root / "flags.yaml").write_text("flags:\n  unqualified_condition: {enabled: false}\n", encoding="utf-8")
+    records = _replay(tmp_path, "--rules-dir", str(root))
+    assert records["incident"]["conditional"] is None
+    assert not [f for f in records["incident"]["flags"] if f["reason"] == "unqualified_condition"]
