@@ -210,7 +210,9 @@ async def _judge(
         )
     )  # fmt: skip
     await stack.enter_async_context(client)
-    llm = LLMJudge(client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance)
+    llm = LLMJudge(
+        client, embedder, j.model, VerdictCache(), strict_relevance=j.strict_relevance, rules_dir=packs.root
+    )
     stack.push_async_callback(llm.aclose)
     return llm, lambda: client.circuit_open
 

@@ -80,7 +80,7 @@ class JudgeSettings(_Section):
     max_retries: int = Field(default=4, ge=0)
     circuit_failures: int = Field(default=5, ge=1)
     circuit_cooldown_s: float = Field(default=30.0, gt=0)
-    json_schema: Literal["auto", "on", "off"] = "auto"
+    json_schema: Literal["auto", "on", "off"] = "auto"  # YAML's bare on/off (booleans) are accepted
     api_key_header: str = "Authorization"  # Azure's classic deployments API wants "api-key"
     temperature: float | None = 0.0  # null for reasoning models that reject a temperature
     extra_headers: dict[str, str] = Field(default_factory=dict)
@@ -90,6 +90,12 @@ class JudgeSettings(_Section):
     embeddings_url: str | None = None
     embeddings_model: str = "multilingual-e5-small"
     embeddings_input: Literal["prefix", "input_type", "raw"] = "prefix"  # see monitor.embeddings
+
+    @field_validator("json_schema", mode="before")
+    @classmethod
+    def _yaml_boolean(cls, value: Any) -> Any:
+        """``json_schema: off`` unquoted is YAML's false: read it as "off" (true as "on")."""
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
 
 
 class OtlpSettings(_Section):

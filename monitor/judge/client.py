@@ -37,12 +37,18 @@ log = structlog.get_logger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 JsonSchemaMode = Literal["auto", "on", "off"]
+# How the reply's structure is asked for, best first: OpenAI's json_schema, llama-cpp-python's
+# json_object with a schema, a plain JSON object, then the prompt's instructions alone.
+OutputMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
+OUTPUT_MODES: tuple[OutputMode, ...] = ("json_schema", "json_object_schema", "json_object", "prompt")
 CircuitState = Literal["closed", "open", "half_open"]
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONNECT_TIMEOUT_S = 5.0
 MAX_REPAIR_ECHO_CHARS = 4000
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+# What each endpoint (base URL, model) accepted, learned once per process and shared by its clients.
+_ENDPOINT_MODES: dict[tuple[str, str], OutputMode] = {}
 _DROP_SCHEMA_KEYS = {"title", "default", "minLength", "maxLength", "minItems", "maxItems", "description"}
 
 
@@ -153,7 +159,10 @@ class ChatClient:
     ) -> None:
         self.settings = settings
         self._key = _secret(settings.api_key)
-        self._use_schema = settings.json_schema != "off"
+        self._endpoint = (settings.base_url.rstrip("/"), settings.model)
+        self._mode: OutputMode = {"off": "prompt", "on": "json_schema"}.get(
+            settings.json_schema, _ENDPOINT_MODES.get(self._endpoint, "json_schema")
+        )  # type: ignore[assignment]  # the dict's values are OutputModes
         self._slots = asyncio.Semaphore(settings.max_concurrency)
         self._breaker = CircuitBreaker(settings.circuit_failures, settings.circuit_cooldown_s, clock)
         self._closed = False
@@ -178,6 +187,11 @@ class ChatClient:
     def state(self) -> CircuitState:
         """The circuit breaker's state: ``closed`` (calling), ``open`` (refusing), ``half_open`` (probing)."""
         return self._breaker.state
+
+    @property
+    def output_mode(self) -> OutputMode:
+        """How structured output is requested now (``auto`` steps down when the server refuses a form)."""
+        return self._mode
 
     @property
     def circuit_open(self) -> bool:
@@ -223,10 +237,12 @@ class ChatClient:
     async def _chat(self, messages: Sequence[Message], schema: type[BaseModel], usage: Usage) -> str:
         attempt = 0
         while True:
-            outcome = await self._attempt(self._body(messages, schema), usage)
+            mode = self._mode
+            outcome = await self._attempt(self._body(messages, schema, mode), usage)
             if outcome.content is not None:
                 return outcome.content
             if outcome.schema_rejected:
+                self._step_down(mode)
                 continue
             assert outcome.error is not None  # noqa: S101 - an attempt yields content or an error
             delay = self._delay(attempt, outcome)
@@ -276,9 +292,20 @@ class ChatClient:
         if status == 200:
             self._breaker.success(probe)
             return _Attempt(content=self._content(response, usage))
+        if (
+            status in (400, 422, 500)
+            and "response_format" in body
+            and self.settings.json_schema == "auto"
+            and _rejects_format(response)
+        ):
+            # llama-cpp-python answers an unknown response_format with a 500: not a sick server.
+            self._breaker.release(probe)
+            log.warning("judge_output_format_unsupported", status=status, detail=self._detail(response)[2:])
+            return _Attempt(schema_rejected=True)
         if status >= 500:
             self._breaker.failure(probe)
-            return _Attempt(error=JudgeUnavailable(f"judge server error {status}"), retryable=True)
+            error = JudgeUnavailable(f"judge server error {status}{self._detail(response)}")
+            return _Attempt(error=error, retryable=True)
         self._breaker.release(probe)
         if status == 429:
             return _Attempt(
@@ -286,15 +313,6 @@ class ChatClient:
                 retryable=True,
                 retry_after_s=retry_after_seconds(response.headers),
             )
-        if (
-            status in (400, 422)
-            and "response_format" in body
-            and self.settings.json_schema == "auto"
-            and _rejects_schema(response)
-        ):
-            log.warning("judge_json_schema_unsupported", status=status)
-            self._use_schema = False
-            return _Attempt(schema_rejected=True)
         return _Attempt(error=JudgeUnavailable(f"judge request rejected ({status}){self._detail(response)}"))
 
     def _content(self, response: httpx.Response, usage: Usage) -> str:
@@ -315,21 +333,32 @@ class ChatClient:
         """The server's error message for a rejected request, minus anything that could be the key."""
         if response.status_code in (401, 403):
             return ""
-        try:
-            message = str(response.json()["error"]["message"])[:200]
-        except (ValueError, KeyError, TypeError):
+        message = _error_text(response)[:300]
+        if not message:
             return ""
         return ": " + (message.replace(self._key, "***") if self._key else message)
 
-    def _body(self, messages: Sequence[Message], schema: type[BaseModel]) -> dict[str, Any]:
+    def _step_down(self, rejected: OutputMode) -> None:
+        """The server refused ``rejected``: use the next form, for this endpoint, from now on."""
+        following = OUTPUT_MODES[min(OUTPUT_MODES.index(rejected) + 1, len(OUTPUT_MODES) - 1)]
+        if OUTPUT_MODES.index(following) > OUTPUT_MODES.index(self._mode):
+            self._mode = following
+            _ENDPOINT_MODES[self._endpoint] = following
+            log.info("judge_output_mode", endpoint=self._endpoint[0], mode=following)
+
+    def _body(self, messages: Sequence[Message], schema: type[BaseModel], mode: OutputMode) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.settings.model, "messages": list(messages)}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        if self._use_schema:
+        if mode == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": schema.__name__, "strict": True, "schema": strict_schema(schema)},
             }
+        elif mode == "json_object_schema":
+            body["response_format"] = {"type": "json_object", "schema": strict_schema(schema)}
+        elif mode == "json_object":
+            body["response_format"] = {"type": "json_object"}
         return body
 
     def _headers(self) -> dict[str, str]:
@@ -416,7 +445,31 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _rejects_schema(response: httpx.Response) -> bool:
-    """Whether a 400/422 is about structured output, not e.g. a prompt over the context length."""
+def _rejects_format(response: httpx.Response) -> bool:
+    """Whether a 400/422/500 is about structured output, not e.g. a prompt over the context length.
+
+    A 500 must name the field (llama-cpp-python: "... 'response_format', 'type') Input should be 'text'
+    or 'json_object'"); a 400/422 may just say "schema" or "structured".
+    """
     text = response.text.lower()
-    return any(word in text for word in ("response_format", "json_schema", "schema", "structured"))
+    words: tuple[str, ...] = ("response_format", "json_schema", "json_object")
+    if response.status_code != 500:
+        words += ("schema", "structured")
+    return any(word in text for word in words)
+
+
+def _error_text(response: httpx.Response) -> str:
+    """The server's own words: OpenAI's ``error.message``, FastAPI's ``detail``, else the raw body."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message") is not None:
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+        if data.get("detail") is not None:
+            return str(data["detail"])
+    return response.text.strip()

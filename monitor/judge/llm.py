@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 import structlog
 
@@ -41,7 +43,12 @@ class LLMJudge:
         cache: VerdictCache | None = None,
         strict_relevance: bool = False,
         deadline_s: float | None = None,
+        rules_dir: Path | None = None,
     ) -> None:
+        """``rules_dir``: the rule packs whose abstention and contact phrases are never claims."""
+        from monitor.judge.local import LocalJudgeRules
+
+        self._rules = LocalJudgeRules.load(rules_dir)
         self._client = client
         self._embedder = embedder
         self._name = f"openai:{model}"
@@ -109,6 +116,8 @@ class LLMJudge:
             return CachedVerdicts(empty, ()), usage
         grounding, relevance = await self._ask(item, usage)
         verdicts = to_verdicts(grounding, relevance, item.chunks)
+        # An honest abstention's sentences ("the documents do not say", "contact support") are no claims.
+        verdicts = replace(verdicts, claims=self._rules.without_abstention(verdicts.claims, item.answer))
         similarities = await self._similarities(item.question, verdicts.reverse_questions)
         log.debug("judge_done", trace_id=item.trace_id, calls=usage.calls, prompt_tokens=usage.prompt_tokens)
         return CachedVerdicts(verdicts, similarities), usage

@@ -181,6 +181,28 @@ class LocalJudgeRules:
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
 
+    def is_claim(self, text: str) -> bool:
+        """Abstention sentences, support-contact pointers and bare yes/no particles are no checkable facts."""
+        folded = fold(text).strip(" .,!?。！？")
+        if folded in self.particles:
+            return False
+        if any(p in folded for p in self.contact) and not any(ch.isdigit() for ch in text):
+            return False  # "liên hệ CSKH": where to ask, not a fact (a phone number would be one)
+        return not any(p in folded for p in self.abstention + self.noncommittal)
+
+    def without_abstention(self, claims: Sequence[ClaimVerdict], answer: str) -> tuple[ClaimVerdict, ...]:
+        """An LLM's claims minus the answer's abstention: a claim that is no fact by the phrase packs, or an
+        unsupported one sharing most of its words with an abstention sentence of the answer ("The
+        documents do not say whether the shop sells plane tickets" for "tài liệu không nói về ...")."""
+        declined = [lexical_units(s, self.stopwords) for s in split_sentences(answer) if not self.is_claim(s)]
+        kept = []
+        for claim in claims:
+            units = lexical_units(claim.text, self.stopwords)
+            echoes = any(coverage(units, sentence) >= 0.5 for sentence in declined)
+            if self.is_claim(claim.text) and not (echoes and not claim.supported):
+                kept.append(claim)
+        return tuple(kept)
+
 
 def _words(lists: Mapping[str, Any], skip: str = "") -> frozenset[str]:
     """Folded words of every language's list; a non-string entry (YAML reads bare ``no`` as false) fails."""
@@ -527,13 +549,7 @@ class LocalJudge:
         return bool(words & self.rules.negation) or "n't" in folded
 
     def _is_claim(self, text: str) -> bool:
-        """Abstention sentences and bare yes/no particles state no checkable fact."""
-        folded = fold(text).strip(" .,!?。！？")
-        if folded in self.rules.particles:
-            return False
-        if any(p in folded for p in self.rules.contact) and not any(ch.isdigit() for ch in text):
-            return False  # "liên hệ CSKH": where to ask, not a fact (a phone number would be one)
-        return not any(p in folded for p in self.rules.abstention + self.rules.noncommittal)
+        return self.rules.is_claim(text)
 
     def _phrases(self, answer: str) -> tuple[bool, bool]:
         folded = fold(answer)

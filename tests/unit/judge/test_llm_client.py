@@ -14,6 +14,7 @@ import structlog
 from pydantic import BaseModel, SecretStr
 
 from monitor.exceptions import JudgeOutputInvalid, JudgeRateLimited, JudgeTimeout, JudgeUnavailable
+from monitor.judge import client as client_module
 from monitor.judge.client import (
     ChatClient,
     ChatClientSettings,
@@ -37,6 +38,12 @@ SETTINGS = ChatClientSettings(
     circuit_cooldown_s=60.0,
 )
 MESSAGES = [{"role": "system", "content": "judge"}, {"role": "user", "content": "data"}]
+
+
+@pytest.fixture(autouse=True)
+def _forget_output_modes() -> None:
+    """Every test starts with nothing learned about the scripted endpoint."""
+    client_module._ENDPOINT_MODES.clear()
 
 
 class Answer(BaseModel):
@@ -129,8 +136,15 @@ def test_json_schema_off_sends_no_response_format() -> None:
     assert "response_format" not in script.bodies()[0]
 
 
+def _format(body: dict[str, Any]) -> str:
+    fmt = body.get("response_format")
+    if fmt is None:
+        return "prompt"
+    return "json_object_schema" if fmt["type"] == "json_object" and "schema" in fmt else fmt["type"]
+
+
 def test_json_schema_auto_falls_back_once_and_remembers() -> None:
-    """A 400 on response_format switches auto mode to plain output for this and later calls."""
+    """A 400 on json_schema moves auto mode to llama-cpp's json_object+schema, for later calls too."""
     script = Script(httpx.Response(400, json={"error": {"message": "response_format not supported"}}))
 
     async def twice(client: ChatClient) -> None:
@@ -138,7 +152,60 @@ def test_json_schema_auto_falls_back_once_and_remembers() -> None:
         await complete(client)
 
     run(twice, script)
-    assert ["response_format" in b for b in script.bodies()] == [True, False, False]
+    assert [_format(b) for b in script.bodies()] == [
+        "json_schema",
+        "json_object_schema",
+        "json_object_schema",
+    ]
+    schema = script.bodies()[1]["response_format"]["schema"]
+    assert schema == strict_schema(Answer)
+
+
+def test_llama_cpp_500_on_response_format_falls_back_without_opening_the_circuit() -> None:
+    """llama-cpp-python's HTTP 500 naming response_format is a refused form, not a sick server."""
+    refused = {
+        "error": {
+            "message": "[{'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\"}]"
+        }
+    }
+    script = Script(*[httpx.Response(500, json=refused)] * 3)
+
+    async def three(client: ChatClient) -> str:
+        for _ in range(3):
+            await complete(client)
+        return client.state
+
+    assert run(three, script, circuit_failures=1) == "closed"
+    assert [_format(b) for b in script.bodies()] == [
+        "json_schema",
+        "json_object_schema",
+        "json_object",
+        "prompt",
+        "prompt",
+        "prompt",
+    ]
+
+
+def test_the_learned_form_is_remembered_per_endpoint() -> None:
+    """A second client for the same endpoint starts where the first one landed; another model does not."""
+    run(complete, Script(httpx.Response(400, json={"error": {"message": "json_schema unsupported"}})))
+    again = Script()
+    run(complete, again)
+    other = Script()
+    run(complete, other, model="another-model")
+    assert [_format(b) for b in again.bodies()] == ["json_object_schema"]
+    assert [_format(b) for b in other.bodies()] == ["json_schema"]
+
+
+def test_server_error_carries_the_servers_message() -> None:
+    """A 5xx that is not about the output form keeps its retries, and its text reaches the error."""
+    script = Script(*[httpx.Response(503, text="model is loading, try later")] * 3)
+    with pytest.raises(JudgeUnavailable, match="503: model is loading, try later"):
+        run(complete, script)
+    detail = Script(*[httpx.Response(500, json={"detail": "CUDA out of memory"})] * 3)
+    with pytest.raises(JudgeUnavailable, match="CUDA out of memory"):
+        run(complete, detail)
 
 
 def test_json_schema_on_does_not_fall_back() -> None:
