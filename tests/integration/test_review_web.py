@@ -205,9 +205,11 @@ def test_pages_hold_the_queue_newest_first(browser: WebDriver, served: Served) -
     """Two cases a page: following "older" walks the whole queue once, in the order of the store."""
     _login(browser, served, "/cases?per_page=2")
     seen = _rows(browser)
+    page = 1
     while browser.find_elements(By.ID, "next"):
         browser.find_element(By.ID, "next").click()
-        _wait(browser).until(ec.url_contains("page="))
+        page += 1
+        _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "pages"), f"page {page} of"))
         seen += _rows(browser)
     with open_store(served.store, create=False) as store:
         assert seen == [case.trace_id for case in store.list_cases()]
