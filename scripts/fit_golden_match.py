@@ -40,6 +40,7 @@ from monitor.golden.fitting import (  # noqa: E402
     load_case_file,
     load_domains,
     load_paraphrases,
+    load_splits,
     outcomes,
     with_variants,
 )
@@ -151,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     vocab = Vocabulary.load(args.rules_dir / "golden" if args.rules_dir else None)
     golden = load_domains(PARAPHRASES, DATA)
-    splits = {name: load_paraphrases(PARAPHRASES / f"{name}.yaml") for name in ("train", "dev", "test")}
+    splits = load_splits(PARAPHRASES)
     cases = PARAPHRASES.parent
     splits["train"] += [
         case

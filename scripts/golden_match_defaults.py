@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from monitor.embeddings import Embedder, LocalE5Embedder  # noqa: E402
 from monitor.golden import GoldenMatcher  # noqa: E402
-from monitor.golden.fitting import figures, load_domains, load_paraphrases, outcomes, with_variants  # noqa: E402
+from monitor.golden.fitting import figures, load_domains, load_paraphrases, load_splits, outcomes, with_variants  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 PARAPHRASES = DATA / "golden_match" / "paraphrases"
@@ -27,7 +27,7 @@ def main() -> int:
     parser.add_argument("--embed", action="store_true", help="also score the e5 blend (in-process e5)")
     args = parser.parse_args()
     golden = load_domains(PARAPHRASES, DATA)
-    splits = {name: load_paraphrases(PARAPHRASES / f"{name}.yaml") for name in ("train", "dev", "test")}
+    splits = load_splits(PARAPHRASES)
     modes: list[tuple[str, Embedder | None]] = [("lexical", None)]
     if args.embed:
         modes.append(("blend", LocalE5Embedder()))

@@ -106,6 +106,16 @@ def load_paraphrases(path: Path) -> list[Paraphrase]:
         raise ConfigError(f"{path}: not a paraphrase file: {exc}") from exc
 
 
+def load_splits(directory: Path) -> dict[str, list[Paraphrase]]:
+    """train, dev (dev.yaml plus dev2.yaml, the first test split) and test."""
+    load = load_paraphrases
+    return {
+        "train": load(directory / "train.yaml"),
+        "dev": load(directory / "dev.yaml") + load(directory / "dev2.yaml"),
+        "test": load(directory / "test.yaml"),
+    }
+
+
 def load_case_file(path: Path, domain: str) -> list[Paraphrase]:
     """The older case files (tests/data/golden_match/q01..q05, negatives, holdout) as paraphrases."""
     try:

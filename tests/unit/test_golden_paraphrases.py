@@ -19,6 +19,7 @@ from monitor.golden.fitting import (
     figures,
     load_domains,
     load_paraphrases,
+    load_splits,
     outcomes,
     with_variants,
 )
@@ -26,7 +27,7 @@ from monitor.golden.match import DEFAULT_LEXICAL_MARGIN, DEFAULT_LEXICAL_THRESHO
 
 DATA = Path(__file__).parents[1] / "data"
 PARAPHRASES = DATA / "golden_match" / "paraphrases"
-SPLITS = {name: load_paraphrases(PARAPHRASES / f"{name}.yaml") for name in ("train", "dev", "test")}
+SPLITS = load_splits(PARAPHRASES)
 
 
 @pytest.fixture(scope="module")
