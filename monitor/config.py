@@ -141,6 +141,7 @@ class Settings(BaseSettings):
     golden_threshold: float | None = Field(default=None, ge=0, le=1)  # None: the matcher's fitted default
     golden_margin: float | None = Field(default=None, ge=0, le=1)  # lead required over the second-best entry
     golden_k: int = Field(default=5, ge=1, le=50)  # the k of hit@k, recall@k and MRR@k
+    golden_semantic: bool = False  # blend e5 into golden matching (docs/golden-matching.md)
     store: str | None = None
     results: Path | None = None
     dead_letter_raw: bool = False  # keep the exact bytes of rejected messages (they may hold PII)

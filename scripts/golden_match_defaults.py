@@ -16,7 +16,13 @@ sys.path.insert(0, str(ROOT))
 
 from monitor.embeddings import Embedder, LocalE5Embedder  # noqa: E402
 from monitor.golden import GoldenMatcher  # noqa: E402
-from monitor.golden.fitting import figures, load_domains, load_paraphrases, load_splits, outcomes, with_variants  # noqa: E402
+from monitor.golden.fitting import (  # noqa: E402
+    figures,
+    load_domains,
+    load_splits,
+    outcomes,
+    with_variants,
+)
 
 DATA = ROOT / "tests" / "data"
 PARAPHRASES = DATA / "golden_match" / "paraphrases"

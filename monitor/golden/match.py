@@ -30,13 +30,14 @@ from monitor.golden.text import TermWeights, Vocabulary, char_grams, lexical_sim
 
 # Chosen on the dev split of tests/data/golden_match/paraphrases (docs/golden-matching.md).
 DEFAULT_MATCH_THRESHOLD = 0.58
-DEFAULT_LEXICAL_THRESHOLD = 0.475
+DEFAULT_LEXICAL_THRESHOLD = 0.443
 DEFAULT_MATCH_MARGIN = 0.10
 DEFAULT_LEXICAL_MARGIN = 0.0
 DEFAULT_LEXICAL_WEIGHT = 0.5
 DEFAULT_CHAR_WEIGHT = 0.0
 DEFAULT_LEXICAL_BALANCE = 0.4
 DEFAULT_MATCH_BALANCE = 0.5
+DEFAULT_QUALIFIER_PENALTY = 0.5
 # e5-small's cosine between unrelated normalized questions sits around here; below it means nothing.
 SEMANTIC_FLOOR = 0.85
 Scores = npt.NDArray[np.float64]
@@ -68,6 +69,7 @@ class _Wording:
     entry: int
     terms: frozenset[str]
     grams: frozenset[str]
+    qualifiers: frozenset[tuple[str, ...]]
 
 
 def lossless_prefilter(threshold: float, lexical_weight: float) -> float:
@@ -97,11 +99,13 @@ class GoldenMatcher:
         lexical_weight: float = DEFAULT_LEXICAL_WEIGHT,
         char_weight: float = DEFAULT_CHAR_WEIGHT,
         balance: float | None = None,
+        qualifier_penalty: float = DEFAULT_QUALIFIER_PENALTY,
         vocabulary: Vocabulary | None = None,
     ) -> None:
         semantic = embedder is not None
         default_threshold = DEFAULT_MATCH_THRESHOLD if semantic else DEFAULT_LEXICAL_THRESHOLD
         self.golden, self.k, self.char_weight = golden, k, char_weight
+        self.qualifier_penalty = qualifier_penalty
         default_balance = DEFAULT_MATCH_BALANCE if semantic else DEFAULT_LEXICAL_BALANCE
         self.balance = default_balance if balance is None else balance
         self.threshold = default_threshold if threshold is None else threshold
@@ -128,7 +132,7 @@ class GoldenMatcher:
         for index, entry in enumerate(golden.entries):
             for question in entry.questions:
                 key = self._key(question)
-                wordings.append(_Wording(index, terms(key), char_grams(key)))
+                wordings.append(_Wording(index, terms(key), char_grams(key), self._vocab.qualifiers(key)))
         return wordings
 
     def _key(self, question: str) -> tuple[str, ...]:
@@ -161,11 +165,14 @@ class GoldenMatcher:
     def lexical_scores(self, question: str) -> Scores:
         """Each entry's lexical score for ``question``: the best over its wordings."""
         key = self._key(question)
-        query, grams = terms(key), char_grams(key)
+        query, grams, qualifiers = terms(key), char_grams(key), self._vocab.qualifiers(key)
         per_wording = np.array(
             [
-                (1.0 - self.char_weight) * lexical_similarity(query, w.terms, self._weights, self.balance)
-                + self.char_weight * lexical_similarity(grams, w.grams, self._gram_weights, self.balance)
+                (
+                    (1.0 - self.char_weight) * lexical_similarity(query, w.terms, self._weights, self.balance)
+                    + self.char_weight * lexical_similarity(grams, w.grams, self._gram_weights, self.balance)
+                )
+                * (1.0 if w.qualifiers == qualifiers else self.qualifier_penalty)
                 for w in self._wordings
             ]
         )

@@ -12,6 +12,10 @@ golden wordings and the live question go through one pipeline, so whatever it do
    "charged", "charging" -> "charg"), phrase synonyms mapped onto one spelling (longest first), and
    stopwords dropped, so the words left are the question's intent.
 
+``qualifiers`` are words that change which answer applies (a membership, a defect, an excluded product
+class, a direction such as porting *out*): the matcher discounts a wording whose qualifiers differ
+from the question's, since sharing every other word with it is then no evidence of the same intent.
+
 The vocabulary is data: one pack per language under ``rules/golden/`` (``vi.yaml``, ``en.yaml``,
 ``zh.yaml``), merged into one ``Vocabulary``; a key defined differently by two packs is a ConfigError.
 """
@@ -46,6 +50,7 @@ Phrase = tuple[str, ...]
 def fold(text: str) -> str:
     """Lower-case ``text`` and strip its diacritics (đ -> d), so accented and plain spellings agree."""
     lowered = unicodedata.normalize("NFKC", text).lower().replace("đ", "d")
+    lowered = lowered.replace("'", "").replace("\u2019", "")  # didn't -> didnt, i'm -> im
     return "".join(c for c in unicodedata.normalize("NFD", lowered) if not unicodedata.combining(c))
 
 
@@ -92,13 +97,17 @@ class Vocabulary:
     cjk_synonyms: Mapping[str, str] = field(default_factory=dict)
     cjk_words: frozenset[str] = frozenset()
     cjk_stopwords: frozenset[str] = frozenset()
+    qualifier_texts: tuple[str, ...] = ()
     _cjk_pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
+    _qualifiers: frozenset[Phrase] = field(init=False, repr=False, compare=False, default=frozenset())
 
     def __post_init__(self) -> None:
         # Longest first, so a word wins over a stop string or a shorter word inside it.
         known = sorted({*self.cjk_synonyms, *self.cjk_words, *self.cjk_stopwords}, key=lambda s: (-len(s), s))
         pattern = re.compile("|".join(map(re.escape, known))) if known else None
         object.__setattr__(self, "_cjk_pattern", pattern)  # frozen: set once, here
+        qualifiers = frozenset(q for q in map(self.tokens, self.qualifier_texts) if q)
+        object.__setattr__(self, "_qualifiers", qualifiers)
 
     @classmethod
     def load(cls, path: Path | Traversable | None = None) -> Vocabulary:
@@ -136,6 +145,7 @@ class Vocabulary:
         merged: dict[str, dict[str, tuple[str, str]]] = {"abbreviations": {}, "synonyms": {}}
         stopwords: set[str] = set()
         words: set[str] = set()
+        qualifiers: list[str] = []
         for origin, data in packs:
             if not isinstance(data, dict):
                 raise ConfigError(f"{origin}: expected a mapping at the top level")
@@ -144,11 +154,16 @@ class Vocabulary:
                     _define(merged[key], fold(name), fold(value), origin, key)
             stopwords.update(fold(w) for w in _str_list(data, "stopwords", origin))
             words.update(fold(w) for w in _str_list(data, "words", origin))
-        return cls._build(merged, stopwords, words)
+            qualifiers.extend(_str_list(data, "qualifiers", origin))
+        return cls._build(merged, stopwords, words, tuple(dict.fromkeys(qualifiers)))
 
     @classmethod
     def _build(
-        cls, merged: dict[str, dict[str, tuple[str, str]]], stopwords: set[str], words: set[str]
+        cls,
+        merged: dict[str, dict[str, tuple[str, str]]],
+        stopwords: set[str],
+        words: set[str],
+        qualifiers: tuple[str, ...],
     ) -> Vocabulary:
         synonyms = {k: v for k, (v, _) in merged["synonyms"].items()}
         cjk = {k: v.strip() for k, v in synonyms.items() if is_cjk(k)}
@@ -163,11 +178,21 @@ class Vocabulary:
             cjk_synonyms=cjk,
             cjk_words=frozenset(w for w in words | {v for v in cjk.values() if is_cjk(v)} if is_cjk(w)),
             cjk_stopwords=frozenset(w for w in stopwords if is_cjk(w)),
+            qualifier_texts=qualifiers,
         )
 
     def tokens(self, text: str) -> Phrase:
         """The intent words of ``text``; Chinese outside the known words as character bigrams."""
         return self._normalize(text, bigrams=True)
+
+    def qualifiers(self, tokens: Sequence[str]) -> frozenset[Phrase]:
+        """The qualifiers (normalized like questions) that occur in ``tokens`` as a contiguous run."""
+        found = set()
+        for qualifier in self._qualifiers:
+            n = len(qualifier)
+            if any(tuple(tokens[i : i + n]) == qualifier for i in range(len(tokens) - n + 1)):
+                found.add(qualifier)
+        return frozenset(found)
 
     def intent_text(self, text: str) -> str:
         """The intent words as one string, Chinese runs kept whole (what the embedding compares)."""

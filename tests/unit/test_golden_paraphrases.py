@@ -18,7 +18,6 @@ from monitor.golden.fitting import (
     Paraphrase,
     figures,
     load_domains,
-    load_paraphrases,
     load_splits,
     outcomes,
     with_variants,
