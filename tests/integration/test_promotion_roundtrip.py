@@ -85,3 +85,44 @@ def test_promoted_case_matches_live_traffic_and_checks_its_numbers(
 def _last_json(out: str) -> str:
     start = out.index("[")
     return out[start:]
+
+
+MISSED = "đồ mặc lên người bị chật, gửi lại shop được trong khoảng thời gian nào, sđt 0912 345 678"
+DT1 = "Khách được đổi hoặc trả hàng trong 7 ngày kể từ ngày nhận hàng. Hàng phải còn tem, nhãn và hóa đơn."
+
+
+def test_missed_paraphrase_promoted_as_variant_guards_the_next_one(tmp_path: Path) -> None:
+    """A paraphrase q01 missed is promoted as its variant; the next such wording matches and is checked."""
+    store = str(tmp_path / "review.db")
+    golden_file = tmp_path / "golden.json"
+    shutil.copy(GOLDEN, golden_file)
+    wrong = {
+        "trace_id": "prod-900",
+        "question": MISSED,
+        "retrieved_chunks": [{"chunk_id": "c01", "sections": ["DT-1"], "retrieval_score": 0.8, "text": DT1}],
+        "answer": "Bạn được trả trong 30 ngày.",
+        "citations": ["c01"],
+    }
+    src = tmp_path / "prod.jsonl"
+    src.write_text(json.dumps(wrong, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["replay", str(src), "--store", store, "--dlq", str(tmp_path / "d.jsonl")]) == 0
+    next_one = "do mac len nguoi chat qua thi gui lai shop trong khoang thoi gian nao a"
+    before = GoldenMatcher(GoldenSet.load([golden_file], POLICY))
+    assert before.match(MISSED) is None and before.match(next_one) is None
+
+    promote = ["review", "--store", store, "promote", "prod-900", "--golden", str(golden_file)]
+    assert main([*promote, "--as-variant", "q01"]) == 1  # not reviewed yet
+    assert main(["review", "--store", store, "label", "prod-900", "bad"]) == 0
+    assert main([*promote, "--as-variant", "q09"]) == 2  # no such entry
+    assert main([*promote, "--as-variant", "q01"]) == 0
+    assert main([*promote, "--as-variant", "q01"]) == 1  # already promoted
+
+    written = json.loads(golden_file.read_text(encoding="utf-8"))
+    assert written["version"] == 2
+    golden = GoldenSet.load([golden_file], POLICY)
+    q01 = golden.get("q01")
+    assert q01 is not None and len(q01.variants) == 1 and "0912" not in q01.variants[0]
+    checker = GoldenChecker(GoldenMatcher(golden), NumericRules.load())
+    check = checker.check(_trace("Bạn được trả trong 30 ngày.", question=next_one))
+    assert check is not None and check.entry_id == "q01"
+    assert {r for r, _ in check.flags()} >= {"numeric_missing"}
