@@ -226,6 +226,10 @@ class ReviewApp:
             where = query.to_filter()
         page = await run_in_threadpool(self._page, query, where)
         versions = await run_in_threadpool(self.store.versions)
+        for key, values in versions.items():  # a linked version with no case yet stays selected
+            chosen = getattr(query, key)
+            if chosen and chosen not in values:
+                values.insert(0, chosen)
         return self.render(
             request,
             "cases.html",
@@ -234,7 +238,9 @@ class ReviewApp:
             page=page,
             q=query,
             error=error,
-            reasons=list(dict.fromkeys([*page.reason_counts, *FLAG_REASONS])),
+            reasons=list(
+                dict.fromkeys([*([query.reason] if query.reason else []), *page.reason_counts, *FLAG_REASONS])
+            ),
             severities=SEVERITIES,
             statuses=[s.value for s in Status],
             versions=versions,

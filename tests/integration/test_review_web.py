@@ -406,3 +406,19 @@ def test_serve_refuses_a_public_host_without_a_token(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "RAGMON_REVIEW_TOKEN" in done.stderr
+
+
+def test_a_linked_filter_without_cases_stays_selected(served: Served) -> None:
+    """An alert's index version with no flagged case yet shows an empty queue, the filter still chosen."""
+    with _logged_in(served) as client:
+        page = client.get("/cases", params={"index_version": "kb-not-yet", "reason": "should_abstain"})
+    assert page.status_code == 200 and "No case matches." in page.text
+    assert '<option value="kb-not-yet" selected>' in page.text
+    assert '<option value="should_abstain" selected>' in page.text
+
+
+def test_a_bad_filter_is_named_and_the_queue_still_shows(served: Served) -> None:
+    """since=yesterday is refused by name (400) and the page lists the unfiltered queue."""
+    with _logged_in(served) as client:
+        page = client.get("/cases", params={"since": "yesterday"})
+    assert page.status_code == 400 and "since: " in page.text and 'data-trace="sample-002"' in page.text
