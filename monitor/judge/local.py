@@ -1,25 +1,15 @@
-"""The local judge: verdicts from rules, numbers, lexical overlap and in-process embeddings, no LLM.
+"""The local judge: verdicts from rules, numbers and lexical evidence, no LLM.
 
 It is the default judge when no LLM endpoint is configured, so every sampled trace gets a score
-offline. For each claim (``monitor.judge.claims``) it measures every context sentence:
-
-- number+unit agreement: a claim whose quantity is in no chunk is unsupported, whatever else matches;
-- lexical coverage of the claim's content words (accent-insensitive, so Vietnamese typed without
-  diacritics still matches) or character bigrams (Chinese, Japanese) by a window of three sentences,
-  and of all its tokens by the whole context;
-- novelty: the share of its names, numbers and 4-character CJK runs that the window lacks;
-- negation mismatch with the sentence clause that shares most of its words;
-- word order: the share of its adjacent word pairs that are adjacent somewhere in the context;
-- question anchoring of short answers ("John Goodman"): whether the claim sits where the question's
-  words are, relative to the context's best place for them;
-- embedding similarity (multilingual-e5-small), calibrated because e5 cosines are compressed, for the
-  claims that lexical and numeric evidence leaves undecided, against their best few sentences only.
-
-Each claim gets a support score in [0, 1] (``ClaimVerdict.score``) and is supported when it reaches the
-threshold; ``ranking_score`` orders answers by faithfulness, then by mean claim score. A chunk is useful
-when it supports at least one claim. Answer relevance is the calibrated similarity of question and
-answer; abstention and noncommittal phrases come from ``rules/abstention/*.yaml``. Weights and thresholds
-live in ``rules/local_judge.yaml`` (fitted by ``scripts/fit_local_judge.py``).
+offline. Each claim (``monitor.judge.claims``) is measured against all chunks combined
+(``monitor.judge.support``: coverage, content-word pairs, word order, novelty, monitor.numeric's
+verdict on quantities, polarity) and a logistic model fitted on human-labelled data
+(``rules/local_judge.yaml``, ``scripts/fit_local_judge.py``) turns the features into the claim's
+support probability (``ClaimVerdict.score``); a claim with a number in no chunk, or a copied claim with
+its polarity flipped, gets 0. A claim is supported from ``model.threshold``; faithfulness (``triad``)
+is the mean support probability. A chunk is useful when it holds the best-covering sentence of a
+supported claim. Answer relevance is the calibrated e5 similarity of question and answer (the only
+embedding); abstention, noncommittal and support-contact phrases come from ``rules/abstention/*.yaml``.
 """
 
 from __future__ import annotations
@@ -265,25 +255,6 @@ def anchoring(claim: set[str], question: set[str], windows: Sequence[set[str]], 
     return near / best_anywhere
 
 
-def salient_units(text: str) -> list[tuple[str, ...]]:
-    """Units whose absence suggests invention: names (capitalized inside a sentence), tokens with digits,
-    and every run of four CJK characters (as its three bigrams)."""
-    out: list[tuple[str, ...]] = []
-    for index, word in enumerate(re.findall(rf"[^\W_{CJK}]+", text)):
-        if (index > 0 and word[:1].isupper()) or any(ch.isdigit() for ch in word):
-            out.append((fold(word),))
-    for run in _CJK_RUN.findall(fold(text)):
-        out.extend(tuple(run[j : j + 2] for j in range(i, i + 3)) for i in range(len(run) - 3))
-    return out
-
-
-def _novel(salient: Sequence[tuple[str, ...]], context: set[str]) -> float:
-    """Share of the claim's salient units wholly absent from the context window (0 when it has none)."""
-    if not salient:
-        return 0.0
-    return sum(not any(u in context for u in unit) for unit in salient) / len(salient)
-
-
 def coverage(claim: set[str], context: set[str]) -> float:
     """Share of the claim's units found in the context; 1.0 for a claim with no content units."""
     return len(claim & context) / len(claim) if claim else 1.0
@@ -303,15 +274,15 @@ class Measured:
 
 
 def ranking_score(claims: Sequence[ClaimVerdict]) -> float | None:
-    """Faithfulness with ties broken by the mean claim support score: a continuous score to rank answers.
+    """The share of supported claims (score at or over the threshold), ties broken by the mean claim score.
 
-    Answers are ordered by faithfulness first; the 1e-6 step keeps every faithfulness difference
-    (at least 1/n^2 for n claims) larger than any tie-break.
+    A second order of answers beside faithfulness (the mean claim score): the 1e-6 step keeps every
+    difference of the supported share (at least 1/n^2 for n claims) larger than any tie-break.
     """
     if not claims:
         return None
-    faithfulness = sum(c.supported for c in claims) / len(claims)
-    return faithfulness + 1e-6 * sum(c.score or 0.0 for c in claims) / len(claims)
+    supported = sum(c.supported for c in claims) / len(claims)
+    return supported + 1e-6 * sum(c.score or 0.0 for c in claims) / len(claims)
 
 
 class LocalJudge:

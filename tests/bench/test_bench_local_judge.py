@@ -5,7 +5,9 @@ every text new (the embedding cache never helps), and prints p50/p95 wall millis
 ``traces_per_s``, ``baseline_traces_per_s`` (plain token overlap of answer and context on the same
 traces), ``ratio`` = traces_per_s / baseline_traces_per_s and the process's peak RSS.
 ``local_judge_latency_recurring_chunks`` judges new answers over the same traces' chunks again, as in
-production where popular chunks recur: their sentences' embeddings come from the embedder's cache.
+production where popular chunks recur. ``local_judge_latency_no_relevance`` judges the same traces
+with answer relevance off: the support model alone, lexical and numeric (e5 embeds only the question
+and the answer's opening, for answer relevance).
 
 The AUROC figures on human-labelled data are ``tests/bench/test_bench_eval_judge.py`` (``ragmon eval
 judge`` on the dev splits).
@@ -112,3 +114,6 @@ def test_bench_local_judge_latency() -> None:
     traces = _traces()
     print("\n" + json.dumps(_measure("local_judge_latency", judge, traces)))  # after pytest's dots
     print(json.dumps(_measure("local_judge_latency_recurring_chunks", judge, _answers_only(traces))))
+    # The support model alone (no e5: answer relevance off), what `ragmon eval judge` runs.
+    support = LocalJudge(LocalE5Embedder(), answer_relevance=False)
+    print(json.dumps(_measure("local_judge_latency_no_relevance", support, traces)))
