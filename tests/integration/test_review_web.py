@@ -334,6 +334,7 @@ def test_unauthenticated_requests_get_the_login_page(served: Served, path: str) 
         assert parse_qs(urlsplit(first.headers["location"]).query)["next"] == [path]
         page = client.get(path, follow_redirects=True)
     assert page.status_code == 200 and 'id="login-form"' in page.text and 'name="token"' in page.text
+    assert "review.db" not in page.text  # where the store lives is for logged-in reviewers only
     assert "sample-010" not in page.text.replace(f'value="{path}"', "")
 
 
