@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 9108
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test unit lint typecheck bench promtool clean
+.PHONY: help venv run test unit lint typecheck bench test-llm promtool clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ lint: $(BIN)/ragmon ## ruff
 
 typecheck: $(BIN)/ragmon ## mypy strict on monitor/
 	$(BIN)/mypy
+
+test-llm: $(BIN)/ragmon ## the LLM judge against a real model server at RAGMON_TEST_LLM_URL (optional; docs/judge-endpoints.md)
+	$(BIN)/pytest -m llm -s tests/llm
 
 bench: $(BIN)/ragmon ## benchmarks: one JSON object per line on stdout
 	$(BIN)/pytest -m bench -s -q -p no:cacheprovider tests/bench
