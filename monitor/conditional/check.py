@@ -24,7 +24,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
@@ -43,6 +43,8 @@ _COMMA = re.compile(r"[,，、،](?!\d)|\s[-–—]\s")
 _HAN = "\u3400-\u9fff"
 _LEADING = " \t-–—:：·•*#"  # what may stand before a leading marker in its part
 _TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
+_NUMBER = re.compile(r"[0-9]+")
+_FIRST_NUMBER = re.compile(r"[^\w:：]*?([0-9]+)")
 _COUNTED = re.compile(rf"(?<![.,])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
 _LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
 _LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
@@ -76,6 +78,8 @@ class _Condition:
     end: int
     keys: frozenset[str]
     soft: bool = False  # a group qualified by a plain word, not a tier: maybe only a brand or a topic
+    phrase: str = ""  # the condition's words, accent-folded: matched against cross-language equivalents
+    terms: frozenset[_Amount] = frozenset()  # values naming the condition ("claims up to 5,000元")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,13 @@ class _Vocabulary:
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
+        self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
+        self.negations = _matcher(packs, lambda p: p.negations)
+        self.equivalents = tuple(
+            tuple(" ".join(fold(form).split()) for form in group)
+            for pack in packs
+            for group in pack.equivalents
+        )
         self.kinds = {
             unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units
         }
@@ -142,12 +153,13 @@ def _matcher(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]
 
 
 def _spaced(form: str) -> str:
-    return r"\s+".join(re.escape(word) for word in form.split())
+    return r"[\s-]+".join(re.escape(word) for word in form.split())  # "outer city", "outer-city"
 
 
 def tokens(text: str) -> set[str]:
-    """Content-word keys of folded ``text``: words (a plural's "s" dropped) and Chinese character pairs."""
-    keys: set[str] = set()
+    """Content-word keys of folded ``text``: words (a plural's "s" dropped), Chinese character pairs and
+    whole numbers ("65")."""
+    keys: set[str] = set(_NUMBER.findall(text))
     for run in _TOKEN.findall(text):
         if "\u3400" <= run[0] <= "\u9fff":
             keys.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
@@ -159,11 +171,12 @@ def tokens(text: str) -> set[str]:
 
 
 class _Asked:
-    """What the question and the answer say, folded: their content words and their text."""
+    """What the question and the answer say, folded: their content words, text and quantities."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, amounts: Iterable[_Amount] = ()) -> None:
         self.text = text
         self.words = tokens(text)
+        self.amounts = frozenset(amounts)
 
     def holds(self, key: str) -> bool:
         """Whether a condition key (a word, a character pair or a tier phrase) is said."""
@@ -194,11 +207,14 @@ class ConditionalRules:
 
     def check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
         """Answer values that only condition-bound statements of ``contexts`` support, unqualified."""
-        said = self._quantities(answer)
+        said = self._asserted(answer)
         if not said or not contexts:
             return ConditionalReport()
         statements = [s for context in contexts for s in self._statements(context)]
-        asked = _Asked(fold(f"{question}\n{answer}"))
+        asked = _Asked(
+            fold(f"{question}\n{answer}"),
+            [(q.value, q.unit) for q in [*said, *self._quantities(question)]],
+        )
         findings = []
         for quantity in said:
             finding = self._finding(quantity, statements, asked)
@@ -229,11 +245,29 @@ class ConditionalRules:
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, others)
 
     def _carried(self, condition: _Condition, asked: _Asked) -> bool:
-        """Whether the question or answer carries ``condition`` (enough of its content words)."""
+        """Whether the question or answer carries ``condition``: enough of its content words, or, in
+        another language, an equivalent of a phrase in it ("nội thành" for "inner city", "市区")."""
         found = sum(1 for key in condition.keys if asked.holds(key))
-        return found > 0 and found >= self.carried_share * len(condition.keys)
+        if found > 0 and found >= self.carried_share * len(condition.keys):
+            return True
+        if condition.terms & asked.amounts:  # "Claims up to 5,000 yuan: ..." states the condition
+            return True
+        return any(
+            any(_has(condition.phrase, form) for form in group) and any(asked.holds(form) for form in group)
+            for group in self.vocabulary.equivalents
+        )
 
     # --- reading a chunk ----------------------------------------------------------------------------
+
+    def _asserted(self, answer: str) -> list[Quantity]:
+        """The answer's values, less those it denies ("Phones don't get 30 days", "手机没有30天政策")."""
+        low = lower(answer)
+        said = []
+        for start, _, quantity in self._found(answer):
+            clause = max(low.rfind(mark, 0, start) for mark in ".;!?。；！？,，")
+            if self.vocabulary.negations.search(low, clause + 1, start) is None:
+                said.append(quantity)
+        return list(dict.fromkeys(said))
 
     def _quantities(self, text: str) -> list[Quantity]:
         """Numeric quantities of ``text`` and counted things ("20 lần", "4 times", "5次"), once each."""
@@ -271,7 +305,8 @@ class ConditionalRules:
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
             for text, begin, stop in parts:
                 here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
-                conditions = self._conditions(text, begin, stop, [(s, e) for s, e, _ in here])
+                conditions = self._conditions(text, surface, begin, stop, [(s, e) for s, e, _ in here])
+                conditions = [self._with_terms(text, c, here) for c in conditions]
                 general = self.vocabulary.general.search(text, begin, stop) is not None
                 if conditions or general:
                     carried = ()
@@ -281,9 +316,8 @@ class ConditionalRules:
                 carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
         return tuple(out)
 
-    @staticmethod
     def _carry(
-        low: str, start: int, end: int, conditions: Sequence[_Condition], values: Sequence[int]
+        self, low: str, start: int, end: int, conditions: Sequence[_Condition], values: Sequence[int]
     ) -> tuple[_Condition, ...]:
         """The conditions a clause hands on to the next ones: a scope it sets without stating a value
         of its own ("The following applies only to Gold cardholders.", "Premium subscribers:")."""
@@ -292,9 +326,11 @@ class ConditionalRules:
             return ()
         if not values or low[start:end].rstrip().endswith(":"):
             return tuple(scopes)
-        # "Quyền lợi sau chỉ áp dụng cho học viên gói 12 tháng.": the value names the scope, states nothing
-        named = [c for c in scopes if c.kind == "scope" and all(not low[c.end : v].strip() for v in values)]
-        return tuple(named)
+        # "Quyền lợi sau chỉ áp dụng cho học viên gói 12 tháng.": a value naming the scope, and a word
+        # pointing at what follows ("sau", "following", "以下")
+        if self.vocabulary.carry_markers.search(low, start, end) is None:
+            return ()
+        return tuple(c for c in scopes if c.kind == "scope")
 
     def _bound(
         self, low: str, start: int, end: int, position: int, conditions: Sequence[_Condition]
@@ -303,25 +339,55 @@ class ConditionalRules:
         part_start, part_end = _part(low, start, end, position)
         general_part = self.vocabulary.general.search(low, part_start, part_end) is not None
         inside = [c for c in conditions if part_start <= c.start < part_end]
-        bound = [c for c in conditions if c.kind == "scope"]
-        bound += [c for c in conditions if c.kind == "if" and (c.start < position or c in inside)]
+        # A marker's own terms are no conditional value: "如果单次理赔不超过5,000元，...", "only for
+        # children under 6"; after a colon they are again ("仅限申根国家的保单适用：保额50万元").
+        terms = [c for c in inside if c.kind in ("if", "scope") and self._term(low, c, position)]
+        bound = [
+            c
+            for c in conditions
+            if c.kind == "scope" and c not in terms and (c.start > position or c in inside)
+        ]
+        bound += [
+            c for c in conditions if c.kind == "if" and c not in terms and (c.start < position or c in inside)
+        ]
         bound += [
             c
             for c in conditions
             if c.kind == "except" and c.start < position < _part(low, start, end, c.start)[1]
         ]
-        if not general_part:
-            groups = [c for c in inside if c.kind == "group"]
-            before = [c for c in conditions if c.kind == "group" and c.start < position]
+        groups = [c for c in inside if c.kind == "group"]
+        before = [c for c in conditions if c.kind == "group" and c.start < position]
+        if groups or not general_part:  # "các gói khác được 3 GB": the part itself is the general case
             bound += groups or before[-1:]  # a later part with its own group starts a new case
         return tuple(bound)
 
+    def _with_terms(
+        self, low: str, condition: _Condition, values: Sequence[tuple[int, int, Quantity]]
+    ) -> _Condition:
+        if condition.kind not in ("if", "scope"):
+            return condition
+        terms = frozenset((q.value, q.unit) for s, _, q in values if self._term(low, condition, s))
+        return replace(condition, terms=terms) if terms else condition
+
+    def _term(self, low: str, condition: _Condition, position: int) -> bool:
+        """Whether the value at ``position`` ends the condition's own words ("if the bill is unpaid 10
+        days"), so it names the condition rather than a value under it."""
+        if not condition.start < position or condition.end > position:
+            return False
+        between = low[condition.end : position]
+        return (
+            ":" not in between
+            and "：" not in between
+            and not any(self.vocabulary.content(word) for word in _TOKEN.findall(between))
+        )
+
     def _conditions(
-        self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]
+        self, low: str, surface: str, start: int, end: int, values: Sequence[tuple[int, int]]
     ) -> list[_Condition]:
         """The condition phrases of a clause, in order; none inside a value ("5 business days")."""
         v = self.vocabulary
         out: list[_Condition] = []
+        excluded: list[_Condition] = []  # "All plans except Premium": Premium is no condition there
         markers = (
             ("if", v.if_markers),
             ("lead", v.leading_markers),
@@ -336,16 +402,29 @@ class ConditionalRules:
                         continue  # "riêng" opens a case only where a part starts: "buổi tập riêng" does not
                     kind = "if"
                 stop, keys = self._window(low, match.end(), part_end)
-                if kind == "if" and not keys:
+                if kind == "except" and v.general.search(low, part_start, match.start()):
+                    # "All plans except Premium include 5 GB": the general case, less one
+                    excluded.append(_Condition(kind, match.start(), max(stop, match.end()), frozenset()))
                     continue
-                out.append(_Condition(kind, match.start(), stop, frozenset(keys)))
+                begin = match.start()
+                if not keys and kind == "scope":  # "VIP会员专享": the scope is named before the marker
+                    words = self._before(low, part_start, match.start())
+                    keys, begin = self._keys(words), part_start
+                if keys:
+                    phrase = low[begin:stop].translate(_ACCENTS)
+                    out.append(_Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase))
         for match in v.groups.finditer(low, start, end):
-            condition = self._group(low, start, end, match)
-            if condition is not None and not _inside(condition, out) and not _overlaps(match, values):
+            condition = self._group(low, surface, start, end, match)
+            if condition is None or _inside(condition, excluded):
+                continue
+            if not _inside(condition, out) and not _overlaps(match, values):
                 out.append(condition)
         for match in v.tiers.finditer(low, start, end):
-            tier = _Condition("group", match.start(), match.end(), frozenset(self._keys([match.group()])))
-            if not _inside(tier, out) and not _overlaps(match, values):
+            tier_keys = frozenset(self._keys([match.group()]))
+            tier = _Condition(
+                "group", match.start(), match.end(), tier_keys, phrase=match.group().translate(_ACCENTS)
+            )
+            if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
                 out.append(tier)
         return sorted(out, key=lambda c: c.start)
 
@@ -357,13 +436,20 @@ class ConditionalRules:
         low = low[:start] + self.vocabulary.groups.sub(lambda m: " " * len(m.group()), low[start:end])
         for match in _TOKEN.finditer(low, start, end):
             between = low[stop : match.start()]
+            if not words and (number := _FIRST_NUMBER.match(between)) is not None:
+                words.append(number.group(1))  # "aged 65 and over", "年满70周岁": the age names it
+                stop += number.end()
+                break
             if len(words) >= limit or any(c.isdigit() or c in ":：" for c in between):
                 break
             word = match.group()
             if word in self.vocabulary.general_words:
                 return match.end(), set()
-            if self.vocabulary.content(word):
-                words.append(word)
+            if word in self.vocabulary.stopwords:
+                if words:
+                    break  # the name ends where the clause goes on: "khu vực miền Bắc | được giao"
+                continue
+            words.append(word)
             stop = match.end()
         return stop, self._keys(words)
 
@@ -375,7 +461,7 @@ class ConditionalRules:
             return {" ".join(tier.translate(_ACCENTS).split()) for tier in tiers}
         return tokens(text.translate(_ACCENTS))
 
-    def _group(self, low: str, start: int, end: int, match: re.Match[str]) -> _Condition | None:
+    def _group(self, low: str, surface: str, start: int, end: int, match: re.Match[str]) -> _Condition | None:
         """A group noun's condition, from the qualifier beside it; None when unqualified or general."""
         v = self.vocabulary
         part_start, part_end = _part(low, start, end, match.start())
@@ -390,10 +476,26 @@ class ConditionalRules:
             return None
         nearest = words[-1:] if noun in v.before and not after else words[:1]
         tiered = any(_has(" ".join(words), t) for t in v.tier_words)
+        if not tiered and noun not in v.before and not self._named(low, surface, match.end(), part_end):
+            return None
         keys = self._keys(words if tiered else nearest)
         head = max(first, match.start() - 24) if noun in v.before else match.start()
         end = min(part_end, match.end() + 32)
-        return _Condition("group", head, end, frozenset(keys), soft=not tiered) if keys else None
+        if not keys:
+            return None
+        phrase = low[head:end].translate(_ACCENTS)
+        return _Condition("group", head, end, frozenset(keys), soft=not tiered, phrase=phrase)
+
+    def _named(self, low: str, surface: str, start: int, end: int) -> bool:
+        """Whether the word after a group noun names a group: linked ("có BHYT", "mua gói"), or a name
+        written with a capital where the script has case ("khách hàng Ưu tiên"), not a verb ("khách hủy")."""
+        match = _TOKEN.search(low, start, end)
+        if match is None:
+            return False
+        if match.group() in self.vocabulary.links:
+            return True
+        char = surface[match.start()]
+        return char.isupper() or char.lower() == char.upper()  # no case (Persian): nothing to tell
 
     def _before(self, low: str, start: int, end: int) -> list[str]:
         """Up to two content words just before a group noun (English, Chinese: "Premium subscribers")."""

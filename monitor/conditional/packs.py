@@ -35,6 +35,9 @@ class ConditionalPack(BaseModel):
     links: list[Form] = []
     general: list[Form] = []
     stopwords: list[Form] = []
+    carry_markers: list[Form] = []
+    negations: list[Form] = []
+    equivalents: list[list[Form]] = []
     comparable: list[list[Form]] = []
 
 

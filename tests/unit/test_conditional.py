@@ -49,7 +49,7 @@ def rules() -> ConditionalRules:
     return ConditionalRules.load(NumericRules.load())
 
 
-@pytest.mark.parametrize("case", _cases("train", "dev"))
+@pytest.mark.parametrize("case", _cases("train", "train_more", "dev"))
 def test_train_and_dev_cases(rules: ConditionalRules, case: dict[str, Any]) -> None:
     """Each case gets the expected verdict: critical, warning or nothing."""
     report = rules.check(case["question"], case["answer"], case["chunks"])
