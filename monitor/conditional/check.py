@@ -112,6 +112,7 @@ class _Vocabulary:
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
         self.negations = _matcher(packs, lambda p: p.negations)
+        self.thresholds = _ending(packs, lambda p: p.thresholds)
         self.equivalents = tuple(
             tuple(" ".join(fold(form).split()) for form in group)
             for pack in packs
@@ -150,6 +151,14 @@ def _matcher(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]
         for form, bounded in sorted(forms.items(), key=lambda item: -len(item[0]))
     ]
     return re.compile("|".join(parts))
+
+
+def _ending(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]:
+    """A regex for text ending with one of the field's forms (then a space)."""
+    forms = sorted({" ".join(lower(form).split()) for pack in packs for form in field(pack)}, key=len)
+    if not forms:
+        return re.compile(r"(?!)")
+    return re.compile("(?:" + "|".join(_spaced(form) for form in reversed(forms)) + r")\s*$")
 
 
 def _spaced(form: str) -> str:
@@ -375,11 +384,14 @@ class ConditionalRules:
         if not condition.start < position or condition.end > position:
             return False
         between = low[condition.end : position]
-        return (
-            ":" not in between
-            and "：" not in between
-            and not any(self.vocabulary.content(word) for word in _TOKEN.findall(between))
-        )
+        if (
+            ":" in between
+            or "：" in between
+            or any(self.vocabulary.content(w) for w in _TOKEN.findall(between))
+        ):
+            return False
+        # a threshold names the condition ("dưới 6 tuổi", "不超过5,000元"); "داخل تهران ۱ روزه" does not
+        return self.vocabulary.thresholds.search(low[condition.start : condition.end] + " ") is not None
 
     def _conditions(
         self, low: str, surface: str, start: int, end: int, values: Sequence[tuple[int, int]]

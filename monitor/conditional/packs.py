@@ -37,6 +37,7 @@ class ConditionalPack(BaseModel):
     stopwords: list[Form] = []
     carry_markers: list[Form] = []
     negations: list[Form] = []
+    thresholds: list[Form] = []
     equivalents: list[list[Form]] = []
     comparable: list[list[Form]] = []
 

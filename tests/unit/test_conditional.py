@@ -119,14 +119,14 @@ def test_rules_dir_is_honoured(tmp_path: Path) -> None:
     root = _copy_rules(tmp_path)
     vi = root / "conditional" / "vi.yaml"
     vi.write_text(
-        vi.read_text(encoding="utf-8").replace("tiers: [plus, ", "tiers: [titan, plus, "), encoding="utf-8"
+        vi.read_text(encoding="utf-8").replace("tiers: [plus, ", "tiers: [zephyr, plus, "), encoding="utf-8"
     )
     custom = ConditionalRules.load(NumericRules.load(root / "numeric"), RulePacks(root))
-    chunks = [GENERAL, "Gói Titan: đổi trả trong 30 ngày."]
+    chunks = [GENERAL, "Gói Zephyr: đổi trả trong 30 ngày."]
     packaged = ConditionalRules.load(NumericRules.load())
     assert packaged.check("Trả trong bao lâu?", "Bạn có 30 ngày.", chunks).findings == ()
     assert custom.check("Trả trong bao lâu?", "Bạn có 30 ngày.", chunks).severity == "critical"
-    assert custom.check("Mình dùng gói Titan, trả trong bao lâu?", "Bạn có 30 ngày.", chunks).findings == ()
+    assert custom.check("Mình dùng gói Zephyr, trả trong bao lâu?", "Bạn có 30 ngày.", chunks).findings == ()
 
 
 def test_a_new_language_is_data_only(tmp_path: Path) -> None:
