@@ -31,9 +31,10 @@ RULES = ROOT / "rules"
 sys.path.insert(0, str(ROOT / "scripts"))
 from measure_conditional import load_cases, measure  # noqa: E402 - the script is the one measurement
 
-# Measured once on the test split with the rules fixed on train and dev (docs/conditional.md): recall
-# 0.66, false-flag rate 0.068. The floors sit a little under, so a regression fails and noise does not.
-TEST_FLOORS = {"recall": 0.62, "false_flag_rate": 0.10}
+# Measured on the test split (docs/conditional.md): first run, rules of train and dev only, recall 0.66
+# and false-flag rate 0.068; second and last run, after train_more.yaml, recall 0.75 and 0.091. The
+# floors sit a little under the last run, so a regression fails and noise does not.
+TEST_FLOORS = {"recall": 0.72, "false_flag_rate": 0.12}
 
 PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
 GENERAL = "Trong vòng 7 ngày kể từ ngày nhận hàng, khách có thể đổi hoặc trả sản phẩm."

@@ -1,0 +1,71 @@
+"""The conditional-value check alone on simulated traffic: conditional-as-general answers flagged, and
+correct answers flagged, per domain (tests/data/simulate/FORMAT.md splits: train is the packaged domain
+file, dev and test its variant files). One JSON line per domain:
+
+    .venv/bin/python scripts/measure_conditional_traffic.py --split test --seed 7321
+
+Only the check's own verdict counts here (no judge, no other flag); scripts/measure_detection.py gives
+the whole pipeline's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from measure_detection import DOMAINS, variants  # noqa: E402
+
+from monitor.conditional import ConditionalRules  # noqa: E402
+from monitor.numeric import NumericRules  # noqa: E402
+from monitor.simulate import SimConfig, generate  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("train", "dev", "test"), default="dev")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--count", type=int, default=600)
+    args = parser.parse_args(argv)
+    rules = ConditionalRules.load(NumericRules.load())
+    for domain, source in DOMAINS.items():
+        variant = variants(domain, args.split)
+        if args.split != "train" and variant is None:
+            continue
+        config = SimConfig(
+            count=args.count, seed=args.seed, domain=source, variants=variant, bad_deploy_at=args.count // 2
+        )
+        counts = {"correct": 0, "correct_flagged": 0, "conditional_as_general": 0, "conditional_flagged": 0}
+        for message in generate(config):
+            kind = message.get("simulation", {}).get("kind", "") if "simulation" in message else ""
+            if kind not in (None, "conditional_as_general"):
+                continue
+            chunks = [chunk["text"] for chunk in message.get("retrieved_chunks", [])]
+            flagged = bool(rules.check(message["question"], message["answer"], chunks).findings)
+            key = "correct" if kind is None else "conditional_as_general"
+            counts[key] += 1
+            counts["correct_flagged" if kind is None else "conditional_flagged"] += flagged
+        print(
+            json.dumps(
+                {
+                    "domain": domain,
+                    "split": args.split,
+                    "seed": args.seed,
+                    **counts,
+                    "conditional_recall": round(
+                        counts["conditional_flagged"] / max(counts["conditional_as_general"], 1), 3
+                    ),
+                    "correct_flagged_rate": round(counts["correct_flagged"] / max(counts["correct"], 1), 3),
+                }
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
