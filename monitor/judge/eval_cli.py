@@ -53,9 +53,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _cmd_eval_judge(args: argparse.Namespace) -> int:
     from monitor.cli import EXIT_FAILURE, EXIT_OK, settings_from_args
     from monitor.flags import FlagRules
+    from monitor.logging import configure_logging
     from monitor.rulepacks import RulePacks
 
     settings = settings_from_args(args)
+    configure_logging(settings.log_level, settings.log_format)  # log lines to stderr, the report to stdout
     threshold = FlagRules.load(RulePacks(settings.rules_dir)).thresholds()["faithfulness"]
     tty = args.format == "table" or (args.format is None and sys.stdout.isatty())
     failed = False

@@ -118,3 +118,34 @@ def test_json_schema_accepts_yaml_booleans(tmp_path: Path, raw: str, mode: str) 
     config = tmp_path / "ragmon.yaml"
     config.write_text(f"judge:\n  json_schema: {raw}\n", encoding="utf-8")
     assert load_settings(config, environ={}).judge.json_schema == mode
+
+
+def test_eval_judge_runs_the_openai_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ragmon eval judge --judge openai`` judges each labelled trace through the endpoint."""
+    from monitor.cli import main
+
+    rows = [
+        {**_row(ITEM), "faithful": True},
+        {**_row(replace(ITEM, trace_id="t-9", answer="Bạn được đổi trả trong 30 ngày.")), "faithful": False},
+    ]
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+    def verdict(request: Recorded) -> Reply:
+        if GROUNDING_SYSTEM not in request.system:
+            return Reply.json(relevance_json(["Đổi trả mấy ngày?"]))
+        right = "7 ngày" in request.user and "30 ngày" not in request.user
+        return Reply.json(grounding_json([("Đổi trả trong vài ngày.", right, [1] if right else [])], [1]))
+
+    with ScriptedLLM(default=verdict) as server:
+        argv = ["eval", "judge", str(path), "--judge", "openai", "--judge-url", server.base_url]
+        assert main([*argv, "--judge-model", "m", "--format", "jsonl", "--resamples", "20"]) == 0
+    (line,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert (line["judge"], line["errors"], line["traces"]) == ("openai", 0, 2)
+    assert line["faithfulness"]["auroc"] == 1.0
+
+
+def _row(item: JudgeInput) -> dict[str, Any]:
+    chunks = [{"chunk_id": c.chunk_id, "text": c.text} for c in item.chunks]
+    return {"trace_id": item.trace_id, "question": item.question, "answer": item.answer,
+            "retrieved_chunks": chunks, "language": item.language}  # fmt: skip
