@@ -1,0 +1,91 @@
+"""Score the shipped golden matcher on the simulator's held-out test wordings (nothing fitted here).
+
+The simulator's domains (BanHang, telecom, insurer, and the clinic domain file) map each intent to the
+golden entry that answers it (or none: those questions are the negatives), and its test wordings
+(``tests/data/simulate/*.test.json``) were written by another writer from the section texts, for the
+simulator, not for golden matching. Each question is matched against its domain's golden set.
+
+Run: ``.venv/bin/python scripts/golden_match_simulated.py [--embed]``: JSON lines per mode and domain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from monitor.embeddings import Embedder, LocalE5Embedder  # noqa: E402
+from monitor.golden import GoldenMatcher, GoldenSet  # noqa: E402
+from monitor.golden.fitting import Paraphrase, figures, outcomes, with_variants  # noqa: E402
+from monitor.simulate import load_domain  # noqa: E402
+
+SIMULATE = ROOT / "tests" / "data" / "simulate"
+DOMAINS = {
+    "banhang": "banhang",
+    "telecom": "telecom",
+    "insurer": "insurer",
+    "clinic": str(SIMULATE / "clinic.domain.json"),
+}
+
+
+def cases(name: str, source: str, split: str, variants: bool) -> tuple[GoldenSet, list[Paraphrase]]:
+    """The domain's golden set (plus its train wordings as variants) and the split's questions."""
+    domain = load_domain(source, SIMULATE / f"{name}.{split}.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "golden.json"
+        path.write_text(json.dumps(list(domain.golden), ensure_ascii=False), encoding="utf-8")
+        golden = GoldenSet.load([path])
+    if variants:
+        train = [
+            Paraphrase(name, i.golden, q)
+            for i in load_domain(source).intents
+            for w in i.questions.values()
+            for q in w
+        ]
+        golden = with_variants(golden, train, name)
+    questions = [
+        Paraphrase(name, intent.golden, question)
+        for intent in domain.intents
+        for wordings in intent.questions.values()
+        for question in wordings
+    ]
+    return golden, questions
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embed", action="store_true", help="also score the e5 blend (in-process e5)")
+    parser.add_argument("--split", choices=("dev", "test"), default="dev", help="the wordings scored")
+    parser.add_argument("--variants", action="store_true", help="the domain's train wordings as variants")
+    args = parser.parse_args()
+    data = {
+        name: cases(name, source, args.split, args.variants)
+        for name, source in DOMAINS.items()
+        if (SIMULATE / f"{name}.{args.split}.json").is_file()  # the clinic domain has no dev wordings
+    }
+    modes: list[tuple[str, Embedder | None]] = [("lexical", None)]
+    if args.embed:
+        modes.append(("blend", LocalE5Embedder()))
+    for mode, embedder in modes:
+        matchers = {name: GoldenMatcher(golden, embedder) for name, (golden, _) in data.items()}
+        some = next(iter(matchers.values()))
+        pooled = []
+        for name, (_, questions) in data.items():
+            results = outcomes(matchers, questions)
+            pooled += results
+            found = figures(results, some.threshold, some.margin).as_dict()
+            line = {"mode": mode, "split": args.split, "variants": args.variants, "domain": name}
+            print(json.dumps(line | {"threshold": some.threshold} | found), flush=True)
+        found = figures(pooled, some.threshold, some.margin).as_dict()
+        line = {"mode": mode, "split": args.split, "variants": args.variants, "domain": "all"}
+        print(json.dumps(line | {"threshold": some.threshold} | found), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
