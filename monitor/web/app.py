@@ -43,7 +43,8 @@ from monitor.web.views import SEVERITIES, BadQuery, Page, QueueQuery, case_view,
 log = structlog.get_logger(__name__)
 _HERE = Path(__file__).parent
 MAX_FIELD_CHARS = 4000  # expected answers and notes; the server bounds the whole body too
-LOGIN_FAILURES_PER_MINUTE = 20  # past this, logins are refused for the rest of the minute
+LOGIN_FAILURES_PER_MINUTE = 20  # past this, that client's logins are refused for the rest of the minute
+LOGIN_CLIENTS_TRACKED = 10_000  # addresses remembered for the lockout; the oldest is forgotten first
 _DONE = {"labelled": "Label saved.", "promoted": "Promoted into the golden file."}
 _HEADERS = [
     (
@@ -108,7 +109,7 @@ class ReviewApp:
         self.thresholds = dict(options.thresholds or agreement_mod.DEFAULT_THRESHOLDS)
         self.templates = _templates()
         self._promote_lock = threading.Lock()  # one golden-file rewrite at a time
-        self._login_failures: deque[float] = deque()
+        self._login_failures: dict[str, deque[float]] = {}  # per client address
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -184,11 +185,12 @@ class ReviewApp:
         nxt = safe_next(fields.get("next"))
         reviewer = clean_reviewer(fields.get("reviewer", ""))
         error = None
-        if self._locked_out():
+        client = request.client.host if request.client else ""
+        if self._locked_out(client):
             error, status = "Too many failed logins: wait a minute.", 429
         elif not self.guard.token_ok(fields.get("token", "")):
-            self._login_failures.append(time.monotonic())
-            log.warning("review_login_failed", client=request.client.host if request.client else None)
+            self._failed_login(client)
+            log.warning("review_login_failed", client=client or None)
             error, status = "Wrong token.", 401
         elif reviewer is None:
             error, status = "Give your name: it is recorded on every label.", 400
@@ -200,11 +202,22 @@ class ReviewApp:
         self.set_cookie(response, cookie)
         return response
 
-    def _locked_out(self) -> bool:
+    def _locked_out(self, client: str) -> bool:
+        """Whether this client address failed too often in the last minute (others can still log in)."""
+        failures = self._login_failures.get(client)
+        if failures is None:
+            return False
         now = time.monotonic()
-        while self._login_failures and now - self._login_failures[0] > 60:
-            self._login_failures.popleft()
-        return len(self._login_failures) >= LOGIN_FAILURES_PER_MINUTE
+        while failures and now - failures[0] > 60:
+            failures.popleft()
+        if not failures:
+            del self._login_failures[client]
+        return len(failures) >= LOGIN_FAILURES_PER_MINUTE
+
+    def _failed_login(self, client: str) -> None:
+        if client not in self._login_failures and len(self._login_failures) >= LOGIN_CLIENTS_TRACKED:
+            self._login_failures.pop(next(iter(self._login_failures)))  # the longest-tracked address
+        self._login_failures.setdefault(client, deque()).append(time.monotonic())
 
     async def logout(self, request: Request) -> Response:
         await self.form(request, self.guard.read(request.cookies.get(SESSION_COOKIE)))

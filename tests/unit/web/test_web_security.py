@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import SecretStr
 
@@ -99,3 +101,18 @@ def test_reviewer_names_are_one_trimmed_line() -> None:
     assert clean_reviewer("  Lan \n Nguyen ") == "Lan Nguyen"
     assert clean_reviewer("   ") is None
     assert len(clean_reviewer("x" * 500) or "") == 80
+
+
+def test_a_login_lockout_holds_one_client_address_only(tmp_path: Path) -> None:
+    """Wrong tokens from one address lock that address out for the minute; another still logs in,
+    so nobody can lock every reviewer out by guessing."""
+    from monitor.review import open_store
+    from monitor.web.app import LOGIN_FAILURES_PER_MINUTE, ReviewApp, WebOptions
+
+    with open_store(str(tmp_path / "r.db")) as store:
+        app = ReviewApp(store, Guard(SecretStr("t0ken-for-tests")), WebOptions())
+        for _ in range(LOGIN_FAILURES_PER_MINUTE):
+            assert not app._locked_out("203.0.113.9")  # noqa: SLF001
+            app._failed_login("203.0.113.9")  # noqa: SLF001
+        assert app._locked_out("203.0.113.9")  # noqa: SLF001
+        assert not app._locked_out("198.51.100.4")  # noqa: SLF001
