@@ -44,9 +44,9 @@ TEST = [name.replace(".dev", ".test") for name in DEV]
 FLAG = 0.80  # the low_faithfulness warning band of rules/flags.yaml
 SUPPORTED = 0.5  # a claim more likely supported than not is supported (chunk usefulness, context metrics)
 L2 = [1e-4, 1e-3, 0.01, 0.1]
-# Left out, as chosen on dev: numbers_bad and flip are caps (rules' `decided:`), not weights; question
-# anchoring (fitted on HaluEval before) did not help on this data.
-DROPPED = ("numbers_bad", "anchor", "flip")
+# Left out, as chosen on dev: numbers_bad, flip and condition_dropped are caps (rules' `decided:`), not
+# weights; question anchoring (fitted on HaluEval before) did not help on this data.
+DROPPED = ("numbers_bad", "anchor", "flip", "condition_dropped")
 Floats = npt.NDArray[np.float64]
 
 
@@ -59,21 +59,23 @@ class Data:
     x: Floats
     trace: npt.NDArray[np.int64]
     labels: npt.NDArray[np.bool_]
-    decided: npt.NDArray[np.bool_]  # a claim capped at 0 by a decided feature (number missing)
+    decided: npt.NDArray[np.bool_]  # a claim capped at 0 by a decided feature (number missing): not fitted
+    cap: Floats  # each claim's cap from the rules' `decided:` (1.0 when none applies)
     baselines: dict[str, Floats]
 
 
 def load(judge: LocalJudge, name: str) -> Data:
     cases = evaluate.read_labelled(DATA / f"{name}.jsonl")
-    rows, owner, decided = [], [], []
+    rows, owner, decided, caps = [], [], [], []
     for index, case in enumerate(cases):
         measured = judge.measure(case.item)
         rows.append(measured.features)
         owner.extend([index] * len(measured.claims))
-        caps = np.zeros(len(measured.claims), dtype=bool)
-        for feature in judge.rules.decided:
-            caps |= measured.features[:, FEATURES.index(feature)] > 0
-        decided.extend(caps)
+        cap = np.ones(len(measured.claims))
+        for feature, value in judge.rules.decided.items():
+            cap = np.where(measured.features[:, FEATURES.index(feature)] > 0, np.minimum(cap, value), cap)
+        caps.extend(cap)
+        decided.extend(cap == 0.0)
     baselines = {key: np.array([fn(c.item) for c in cases]) for key, fn in evaluate.BASELINES.items()}
     return Data(
         name,
@@ -82,6 +84,7 @@ def load(judge: LocalJudge, name: str) -> Data:
         np.array(owner, dtype=np.int64),
         np.array([c.faithful for c in cases]),
         np.array(decided, dtype=bool),
+        np.array(caps, dtype=np.float64),
         baselines,
     )
 
@@ -116,7 +119,7 @@ def fit_logistic(x: Floats, y: Floats, w: Floats, l2: float, steps: int = 50) ->
 
 def trace_faithfulness(d: Data, probability: Floats) -> Floats:
     """Mean claim support per trace (what triad computes); 1.0 for a trace without claims."""
-    p = np.where(d.decided, 0.0, probability)
+    p = np.minimum(probability, d.cap)
     sums = np.bincount(d.trace, weights=p, minlength=len(d.labels))
     counts = np.bincount(d.trace, minlength=len(d.labels))
     return np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)

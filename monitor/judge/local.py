@@ -135,6 +135,7 @@ class LocalJudgeRules:
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
+    conditions: re.Pattern[str] | None = None
     attribution: tuple[re.Pattern[str], ...] = ()
 
     @classmethod
@@ -166,6 +167,7 @@ class LocalJudgeRules:
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
+                conditions=_alternation(_words(data.get("conditions", {}))),
                 attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
             )
         except (KeyError, TypeError, AttributeError) as exc:
@@ -396,7 +398,9 @@ class LocalJudge:
             quantities |= {(round(float(q.value), 6), q.unit) for q in found}
             values |= {round(float(q.value), 6) for q in found}
             values |= {round(float(q.value), 6) for q in self._bare.extract(chunk.text)}
-        return _Context(index, sentence_units, frozenset(quantities), frozenset(values))
+        return _Context(
+            index, sentence_units, frozenset(quantities), frozenset(values), sentences, fold(item.question)
+        )
 
     def _claim_features(
         self, text: str, context: _Context, window: Vector, mismatch: Vector, order: float, anchor: float
@@ -416,9 +420,28 @@ class LocalJudge:
             float(not self._numbers_found(text, context)),
             float(mismatch[best]) if best >= 0 else 0.0,
             float(best >= 0 and mismatch[best] > 0 and self._copied(content, context)),
+            float(self._condition_dropped(text, context)),
             float(np.log1p(len(set(content)))),
             anchor,
         ]
+
+    def _condition_dropped(self, text: str, context: _Context) -> bool:
+        """A quantity of the claim that the chunks state only under a condition the claim and the
+        question do not carry ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày")."""
+        pattern = self.rules.conditions
+        said = self._numbers.extract(text) if pattern is not None else ()
+        if pattern is None or not said:
+            return False
+        known = set(pattern.findall(fold(text))) | set(pattern.findall(context.question))
+        for quantity in said:
+            key = (round(float(quantity.value), 6), quantity.unit)
+            holders = [s for s in context.sentences if key in self._sentence_quantities(s)]
+            if holders and all(set(pattern.findall(fold(s))) - known for s in holders):
+                return True
+        return False
+
+    def _sentence_quantities(self, sentence: str) -> set[tuple[float, str | None]]:
+        return {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(sentence)}
 
     def _unattributed(self, text: str) -> str:
         """The claim without a trailing attribution ("... theo chính sách của BanHang"): the source's name
@@ -537,6 +560,18 @@ class _Context:
     sentence_units: list[list[str]]
     quantities: frozenset[tuple[float, str | None]]
     values: frozenset[float]
+    sentences: Sequence[str] = ()
+    question: str = ""  # folded
+
+
+def _alternation(words: frozenset[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of the (folded) phrases as whole words, longest first."""
+    if not words:
+        return None
+    ordered = sorted(words, key=len, reverse=True)
+    # CJK has no spaces between words: its phrases match anywhere
+    parts = [re.escape(w) if _CJK_RUN.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)" for w in ordered]
+    return re.compile("|".join(parts))
 
 
 def _names(question: str) -> list[str]:

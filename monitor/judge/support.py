@@ -15,6 +15,8 @@ Every feature is lexical or numeric (no embedding), measured against **all chunk
   count) that no chunk holds; ``mismatch``: polarity disagreement with the best window's clause;
 - ``flip``: the claim's content words (negations aside) are >= 90% in the chunks, its polarity flipped
   (capped at support 0 by ``decided`` in the rules, with ``numbers_bad``);
+- ``condition_dropped``: a quantity of the claim is stated only in context sentences that restrict it
+  to a condition ("Thành viên BanHang Plus ...", "members only") which the claim and the question lack;
 - ``size``: log1p of the claim's content units; ``anchor``: question anchoring of short claims;
 - answer-level, shared by the answer's claims: ``answer_coverage`` (every folded word token),
   ``answer_chars`` (character bigrams), ``answer_pairs``, ``answer_novel_run`` and ``answer_weakest``
@@ -49,6 +51,7 @@ FEATURES = (
     "numbers_bad",
     "mismatch",
     "flip",
+    "condition_dropped",
     "size",
     "anchor",
     "answer_coverage",

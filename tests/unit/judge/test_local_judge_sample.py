@@ -18,10 +18,9 @@ from monitor.trace import Trace, parse_message
 
 SHIPPING = "Đổi trả do lỗi của BanHang được miễn phí vận chuyển. Khách đổi ý chịu phí vận chuyển 30.000 đồng."
 FREE = "Đơn từ 300.000 đồng được miễn phí vận chuyển; đơn nhỏ hơn chịu phí 25.000 đồng."
-# The sample's planted wrong answers: numbers that contradict the policy (and 002, which drops the
-# "Plus members only" condition: not a number, and not caught by faithfulness today).
-WRONG = {"sample-004", "sample-010", "sample-014", "sample-016", "sample-020", "sample-024"}
-UNCAUGHT = {"sample-002"}
+# The sample's planted wrong answers: numbers that contradict the policy, and 002, which gives everyone
+# the 30 days of Plus members (seed 000's incident).
+WRONG = {"sample-002", "sample-004", "sample-010", "sample-014", "sample-016", "sample-020", "sample-024"}
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +91,24 @@ def test_an_honest_abstention_pointing_to_support_has_no_claim(judge: LocalJudge
     assert len(numbered.verdicts.claims) == 1  # a phone number is a fact to check
 
 
+def test_a_claim_that_drops_the_members_only_condition_is_not_supported(judge: LocalJudge) -> None:
+    """ "30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày", is flagged; with the condition
+    in the claim or the question, or for the unconditional 7 days, it is not."""
+    chunks = [
+        "Thành viên BanHang Plus được đổi trả hàng thời trang trong 30 ngày.",
+        "Khách được đổi hoặc trả hàng trong 7 ngày kể từ ngày nhận hàng.",
+    ]
+    question = "mua ao ko vua tra dc may ngay"
+    dropped = run(judge, question, "Bạn có 30 ngày để đổi trả áo.", chunks)
+    assert (dropped.scores.faithfulness or 0.0) < 0.7
+    for asked, answer in [
+        (question, "Thành viên Plus có 30 ngày để đổi trả."),
+        ("Thành viên Plus đổi trả mấy ngày?", "Bạn có 30 ngày để đổi trả."),
+        (question, "Bạn có 7 ngày để đổi trả."),
+    ]:
+        assert (run(judge, asked, answer, chunks).scores.faithfulness or 0.0) >= 0.8, answer
+
+
 def test_the_bundled_samples_correct_answers_raise_no_low_faithfulness(judge: LocalJudge) -> None:
     """Correct sample answers stay at or above the low_faithfulness threshold, wrong numbers fall under."""
     threshold = FlagRules.load().thresholds()["faithfulness"]
@@ -108,5 +125,5 @@ def test_the_bundled_samples_correct_answers_raise_no_low_faithfulness(judge: Lo
         faithfulness = asyncio.run(judge.judge(judge_input(trace))).scores.faithfulness
         if trace.trace_id in WRONG:
             assert faithfulness is not None and faithfulness < threshold, trace.trace_id
-        elif trace.trace_id not in UNCAUGHT:
+        else:
             assert faithfulness is None or faithfulness >= threshold, (trace.trace_id, faithfulness)
