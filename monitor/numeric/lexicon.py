@@ -19,7 +19,8 @@ from monitor.numeric.packs import IgnoreModel, Pack, key
 
 # Digits: 1-3 digits then thousands groups (".", "," or space), or a plain run; then optional decimals.
 _DIGITS_REST = r"(?:[0-9]{0,2}(?:[., ][0-9]{3})+(?![0-9])|[0-9]*)(?:[.,][0-9]+)?"
-_NOT_BEFORE_DIGITS = r"[A-Za-z0-9.,]"  # "c07", "v1.5" and the middle of a number do not start one
+_NOT_BEFORE_DIGITS = r"[A-Za-z0-9]"  # "c07" does not start a number
+_MID_NUMBER = r"[0-9][.,]"  # nor does the middle of one ("1,500", "v1.5"); "退款,5天" (a comma after a word) does
 _SEP = r"(?:\s*-\s*|\s*)"  # "30 ngày", "30ngày", "30-day"
 
 
@@ -208,7 +209,9 @@ class Lexicon:
         return self.phrase.read(tokens) if first is not None else None
 
     def _scanner_pattern(self, *, fast: bool) -> str:
-        digits = {str(digit): f"(?<!{_NOT_BEFORE_DIGITS}.){_DIGITS_REST}" for digit in range(10)}
+        digits = {
+            str(digit): f"(?<!{_NOT_BEFORE_DIGITS}.)(?<!{_MID_NUMBER}.){_DIGITS_REST}" for digit in range(10)
+        }
         words = f"{trie_pattern(self._word_heads)}{self._phrase_rest()}"
         number = f"[0-9]{_DIGITS_REST}" if fast else f"(?:[0-9]{_DIGITS_REST}|{words})"
         prefixes = {f: tail for f, tail in self._prefix_heads.items() if not (fast and f[0].isalpha())}
