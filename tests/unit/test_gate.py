@@ -395,8 +395,9 @@ def test_config_errors(tmp_path: Path, text: str, message: str) -> None:
 
 
 def test_local_judge_faithfulness(golden: GoldenSet, numeric: NumericRules) -> None:
-    """With ``judge: local`` faithfulness is scored and floored; q01's "30 ngày" is faithful to the chunk
-    it came from (high), which is why the gate checks numbers against the expected sections (seed 000)."""
+    """With ``judge: local`` faithfulness is scored and floored. Whatever the judge makes of q01's
+    "30 ngày" (faithful to the Plus chunk it came from, but without its condition), the gate fails it
+    on the numeric rule against the expected sections (seed 000), not on a judge score."""
     from monitor.gate.cli import _local_faithfulness
 
     config = GateConfig(judge="local", floors={"mrr@5": 0.5, "faithfulness": 0.5})
@@ -405,7 +406,8 @@ def test_local_judge_faithfulness(golden: GoldenSet, numeric: NumericRules) -> N
     )
     result = run_gate(judged, RUN_800)
     q01 = result.run.entry("q01")
-    assert q01 is not None and q01.metrics["faithfulness"] > 0.8 and not q01.passed
+    assert q01 is not None and 0.0 <= q01.metrics["faithfulness"] <= 1.0 and not q01.passed
+    assert q01.failures == ("q01: answer says 30 ngày; expected 7 ngày",)
     floor = next(c for c in result.checks if c.metric.key == "faithfulness")
     assert floor.passed and floor.measured == 5 and floor.message.startswith("faithfulness ")
     assert [m.key for m in config.all_metrics][-1] == "faithfulness"
