@@ -26,12 +26,12 @@ run: $(BIN)/ragmon ## run the daemon on the bundled sample traces; metrics on ht
 	$(BIN)/ragmon run --metrics-port $(PORT)
 
 test: $(BIN)/ragmon ## run every test: unit, integration (Kafka, PostgreSQL, Prometheus), promtool rule tests
-	$(BIN)/pytest -m "not bench" tests
+	$(BIN)/pytest -m "not bench and not llm" tests
 	@if command -v promtool >/dev/null; then promtool test rules deploy/prometheus/tests/*.yml; \
 	  else echo "promtool not found: install Debian's prometheus package" >&2; exit 1; fi
 
 unit: $(BIN)/ragmon ## run the fast unit tests only
-	$(BIN)/pytest -m "not integration and not bench" tests
+	$(BIN)/pytest -m "not integration and not bench and not llm" tests
 
 lint: $(BIN)/ragmon ## ruff
 	$(BIN)/ruff check monitor tests
