@@ -148,10 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--domain", action="append", choices=sorted(DOMAINS), help="default: all")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--count", type=int, default=1200)
+    parser.add_argument("--keep", type=Path, help="keep the traces and result records in this folder")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ragmon-detect-") as tmp:
         for domain in args.domain or sorted(DOMAINS):
-            line = measure(domain, args.split, args.seed, args.count, Path(tmp))
+            work = args.keep / domain if args.keep else Path(tmp)
+            work.mkdir(parents=True, exist_ok=True)
+            line = measure(domain, args.split, args.seed, args.count, work)
             if line is not None:
                 print(json.dumps(line, ensure_ascii=False), flush=True)
     return 0

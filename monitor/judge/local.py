@@ -489,8 +489,11 @@ class LocalJudge:
             hits: set[int] = set()
             if score >= threshold and measured.window.shape[1]:
                 best = measured.window[row].max()
-                # every sentence nearly as good as the best one: a fact stated in two chunks is in both
-                cols = np.flatnonzero(measured.window[row] >= max(0.75 * best, 0.5)) if best > 0 else ()
+                # the best-covering sentence and every one nearly as good: a fact stated in two chunks is
+                # in both. No absolute floor: the model found the claim supported, so the chunk that
+                # covers it best is its support even when a paraphrase ("hai ngày" for "2 ngày") covers
+                # little of it word for word (a floor here left context relevance 0 for such answers).
+                cols = np.flatnonzero(measured.window[row] >= 0.75 * best) if best > 0 else ()
                 hits = {measured.sentence_chunk[col] for col in cols}
             ids = tuple(item.chunks[i].chunk_id for i in sorted(hits))
             out.append(ClaimVerdict(claim.text, score >= threshold, ids, score))

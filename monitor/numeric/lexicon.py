@@ -20,7 +20,8 @@ from monitor.numeric.packs import IgnoreModel, Pack, key
 # Digits: 1-3 digits then thousands groups (".", "," or space), or a plain run; then optional decimals.
 _DIGITS_REST = r"(?:[0-9]{0,2}(?:[., ][0-9]{3})+(?![0-9])|[0-9]*)(?:[.,][0-9]+)?"
 _NOT_BEFORE_DIGITS = r"[A-Za-z0-9]"  # "c07" does not start a number
-_MID_NUMBER = r"[0-9][.,]"  # nor does the middle of one ("1,500", "v1.5"); "退款,5天" (a comma after a word) does
+# nor does the middle of one ("1,500", "v1.5"); a comma after a word ("退款,5天") does
+_MID_NUMBER = r"[0-9][.,]"
 _SEP = r"(?:\s*-\s*|\s*)"  # "30 ngày", "30ngày", "30-day"
 
 

@@ -245,3 +245,20 @@ def test_anchoring_is_relative_to_the_best_place_for_the_question() -> None:
     assert anchoring({"osment"}, question, windows, [0]) == 1.0
     assert anchoring({"goodman"}, question, windows, [1]) == 0.0
     assert anchoring({"goodman"}, set(), windows, [1]) == 1.0
+
+
+def test_a_supported_paraphrase_names_the_chunk_it_rests_on(judge: LocalJudge) -> None:
+    """A claim that restates a chunk in other words (spelled numbers, a polite opening) and is found
+    supported names that chunk, so context relevance and precision are not 0 for a correct answer."""
+    result = run(
+        judge,
+        "bao lâu thì hàng tới tay vậy shop",
+        "Tùy địa chỉ ạ: nội thành hai ngày, ngoại thành bốn ngày.",
+        [
+            "VC-1. Đơn trong nội thành được giao trong 2 ngày; đơn ngoại thành cần 4 ngày.",
+            "DT-5. Đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển.",
+        ],
+    )
+    assert all(c.supported for c in result.verdicts.claims)
+    assert result.verdicts.chunk_useful == (True, False)
+    assert result.scores.context_precision == 1.0
