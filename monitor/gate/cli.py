@@ -69,7 +69,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         raise GateInputError(f"{args.golden[0]}: the golden set has no entries")
     numeric = NumericRules.load()
     judge = _local_faithfulness(numeric) if config.judge == "local" else None
-    abstention = AbstentionDetector([*AbstentionDetector.load().phrases, *config.abstention_phrases])
+    packaged = AbstentionDetector.load()
+    abstention = AbstentionDetector([*packaged.phrases, *config.abstention_phrases], packaged.clauses)
     scorer = Scorer(golden, config, numeric, abstention, _matcher(golden, config), judge)
     result = run_gate(scorer, args.run, args.baseline)
     if args.report is not None:

@@ -1,14 +1,21 @@
-"""A small phrase check for answers that abstain ("the documents do not say"), in folded text.
+"""A small check for answers that abstain ("the documents do not say"), in folded text.
 
 An unanswerable golden entry expects the assistant to abstain. Phrase packs in ``rules/abstention/*.yaml``
 are used when present (their ``abstention`` lists; a pack without that key gives all its listed strings),
 otherwise a minimal built-in list in Vietnamese and English. ``noncommittal`` phrases are not abstentions:
 "as an AI assistant, ..." can still precede a made-up answer.
+
+A fixed phrase misses the words people put in between ("chính sách *của BanHang* không nói về ...",
+"I *can't* find *anything about that in our* documents"), so a pack may also give ``abstention_clauses``:
+a sentence abstains when it holds one of its ``denials`` (a negated verb of saying or finding) and one
+of its ``sources`` (the documents, the policy, the information). Both lists are data, per language.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -41,11 +48,64 @@ MINIMAL_PHRASES = (
 )
 
 
-class AbstentionDetector:
-    """Tells whether an answer abstains, by folded phrase containment (accents and case ignored)."""
+_SENTENCE_END = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b\u061f]+")
 
-    def __init__(self, phrases: Iterable[str] = MINIMAL_PHRASES) -> None:
+
+@dataclass(frozen=True)
+class AbstentionClauses:
+    """A sentence that denies (``denials``) what a source (``sources``) says: "X không nói về Y"."""
+
+    denials: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, denials: Iterable[str], sources: Iterable[str]) -> AbstentionClauses:
+        def folded(words: Iterable[str]) -> tuple[str, ...]:
+            return tuple(dict.fromkeys(" ".join(fold(w).split()) for w in words if w.strip()))
+
+        return cls(folded(denials), folded(sources))
+
+    def __bool__(self) -> bool:
+        return bool(self.denials and self.sources)
+
+    def abstains(self, text: str) -> bool:
+        """Whether one sentence of ``text`` holds both a denial and a source."""
+        if not self:
+            return False
+        for sentence in _SENTENCE_END.split(text):
+            folded = " ".join(fold(sentence).split())
+            if any(d in folded for d in self.denials) and any(s in folded for s in self.sources):
+                return True
+        return False
+
+    @classmethod
+    def load(cls, packs: Iterable[Any]) -> AbstentionClauses:
+        """The union of the packs' ``abstention_clauses`` (each a mapping with ``denials`` and ``sources``)."""
+        denials: list[str] = []
+        sources: list[str] = []
+        for data in packs:
+            part = data.get("abstention_clauses") if isinstance(data, dict) else None
+            if part is None:
+                continue
+            if not isinstance(part, dict) or not all(
+                isinstance(part.get(k, []), list) and all(isinstance(w, str) for w in part.get(k, []))
+                for k in ("denials", "sources")
+            ):
+                raise ConfigError("abstention_clauses: expected {denials: [text, ...], sources: [text, ...]}")
+            denials += part.get("denials", [])
+            sources += part.get("sources", [])
+        return cls.of(denials, sources)
+
+
+class AbstentionDetector:
+    """Tells whether an answer abstains, by folded phrase containment (accents and case ignored) or by
+    a denial and a source in one sentence."""
+
+    def __init__(
+        self, phrases: Iterable[str] = MINIMAL_PHRASES, clauses: AbstentionClauses | None = None
+    ) -> None:
         self.phrases = tuple(dict.fromkeys(" ".join(fold(p).split()) for p in phrases if p.strip()))
+        self.clauses = clauses or AbstentionClauses()
 
     @classmethod
     def load(cls, directory: Path | None = None) -> AbstentionDetector:
@@ -56,13 +116,15 @@ class AbstentionDetector:
             if root.is_dir()
             else []
         )
-        phrases = [phrase for pack in packs for phrase in _strings(_abstention_part(_read(pack)))]
-        return cls(phrases) if phrases else cls()
+        data = [_read(pack) for pack in packs]
+        phrases = [phrase for pack in data for phrase in _strings(_abstention_part(pack))]
+        clauses = AbstentionClauses.load(data)
+        return cls(phrases, clauses) if phrases else cls(clauses=clauses)
 
     def abstains(self, answer: str) -> bool:
-        """Whether the answer contains an abstention phrase."""
+        """Whether the answer contains an abstention phrase or an abstaining sentence."""
         text = " ".join(fold(answer).split())
-        return any(phrase in text for phrase in self.phrases)
+        return any(phrase in text for phrase in self.phrases) or self.clauses.abstains(answer)
 
 
 def _read(pack: Traversable) -> Any:

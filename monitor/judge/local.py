@@ -30,6 +30,7 @@ import yaml
 from monitor import triad
 from monitor.embeddings import Embedder
 from monitor.exceptions import ConfigError
+from monitor.golden.abstain import AbstentionClauses
 from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
 from monitor.judge.claims import CJK, Claim, detect_language, fold, split_claims, split_sentences
 from monitor.judge.support import (
@@ -135,6 +136,7 @@ class LocalJudgeRules:
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
+    abstention_clauses: AbstentionClauses = AbstentionClauses()
     conditions: re.Pattern[str] | None = None
     attribution: tuple[re.Pattern[str], ...] = ()
 
@@ -167,6 +169,7 @@ class LocalJudgeRules:
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
+                abstention_clauses=AbstentionClauses.load(packs),
                 conditions=_alternation(_words(data.get("conditions", {}))),
                 attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
             )
@@ -180,6 +183,8 @@ class LocalJudgeRules:
             return False
         if any(p in folded for p in self.contact) and not any(ch.isdigit() for ch in text):
             return False  # "liên hệ CSKH": where to ask, not a fact (a phone number would be one)
+        if self.abstention_clauses.abstains(text):
+            return False  # "chính sách của BanHang không nói về ...": a denial of a source, no fact
         return not any(p in folded for p in self.abstention + self.noncommittal)
 
     def without_abstention(self, claims: Sequence[ClaimVerdict], answer: str) -> tuple[ClaimVerdict, ...]:
@@ -550,9 +555,10 @@ class LocalJudge:
 
     def _phrases(self, answer: str) -> tuple[bool, bool]:
         folded = fold(answer)
-        return any(p in folded for p in self.rules.abstention), any(
-            p in folded for p in self.rules.noncommittal
+        abstained = any(p in folded for p in self.rules.abstention) or self.rules.abstention_clauses.abstains(
+            answer
         )
+        return abstained, any(p in folded for p in self.rules.noncommittal)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,64 @@
+"""Honest abstentions, by phrase and by clause: a denial and a source in one sentence, whatever
+stands between them; the same packs drive the golden check and the local judge."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.exceptions import ConfigError
+from monitor.golden import AbstentionDetector
+from monitor.golden.abstain import AbstentionClauses
+from monitor.judge.local import LocalJudgeRules
+
+
+@pytest.fixture(scope="module")
+def detector() -> AbstentionDetector:
+    return AbstentionDetector.load()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Xin lỗi, chính sách của BanHang không nói về hoàn tiền khi hủy đơn.",
+        "Mình không tìm thấy ưu đãi phí ship nào dành riêng cho Plus trong tài liệu, bạn liên hệ CSKH nhé.",
+        "chinh sach cua shop khong de cap viec nay a",
+        "Sorry, I can't find anything about cruise roaming in our documents.",
+        "The policy doesn't say anything about pets.",
+        "我们的政策里没有提到这项服务。",
+        "资料中查不到相关规定，请联系客服。",
+        "در اسناد ما به این موضوع اشاره نشده است.",
+    ],
+)
+def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str) -> None:
+    assert detector.abstains(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Bạn được đổi trả trong 7 ngày kể từ ngày nhận hàng.",
+        "Nếu không tìm thấy đơn hàng, bạn kiểm tra email. Chính sách đổi trả là 7 ngày.",
+        "Our policy doesn't cover water damage.",
+        "The plan does not include roaming; the policy gives 2 GB abroad.",
+        "退货政策是七天内可以退。",
+    ],
+)
+def test_a_fact_or_a_denial_without_a_source_does_not(detector: AbstentionDetector, answer: str) -> None:
+    """The denial and the source must share a sentence; an exclusion ("doesn't cover") is a fact."""
+    assert not detector.abstains(answer)
+
+
+def test_the_local_judge_does_not_check_an_abstaining_sentence_as_a_claim() -> None:
+    rules = LocalJudgeRules.load()
+    assert not rules.is_claim("Xin lỗi, chính sách của BanHang không nói về hoàn tiền khi hủy đơn.")
+    assert rules.is_claim("Tiền hoàn về tài khoản trong 5 ngày làm việc.")
+
+
+def test_clauses_are_data_and_a_bad_shape_is_named() -> None:
+    clauses = AbstentionClauses.load(
+        [{"abstention_clauses": {"denials": ["nicht erwähnt"], "sources": ["Richtlinie"]}}]
+    )
+    assert clauses.abstains("In der Richtlinie ist das nicht erwähnt.")
+    assert not AbstentionClauses().abstains("anything")
+    with pytest.raises(ConfigError, match="abstention_clauses"):
+        AbstentionClauses.load([{"abstention_clauses": {"denials": "nicht erwähnt"}}])
