@@ -357,11 +357,11 @@ class LocalJudge:
     def support(self, measured: Measured) -> Vector:
         """Each claim's support probability: the model's, unless a decided feature caps it (a number
         missing from every chunk, a polarity mismatch)."""
-        if not measured.window.shape[1]:  # no context: nothing can be supported
+        if not measured.claims or not measured.window.shape[1]:  # no context: nothing can be supported
             return np.zeros(len(measured.claims))
         probability = self.rules.model.probability(measured.features, measured.language)
         for name, cap in self.rules.decided.items():
-            hit = measured.features[:, FEATURES.index(name)] > 0 if len(probability) else probability > 0
+            hit = measured.features[:, FEATURES.index(name)] > 0
             probability = np.where(hit, np.minimum(probability, cap), probability)
         return probability
 
