@@ -8,6 +8,7 @@ answer gives seven claims). Pronouns are not resolved; a claim keeps the prefix 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -89,8 +90,12 @@ def detect_language(text: str) -> str:
     return "vi" if words and hits >= max(2, len(words) // 8) else "en"
 
 
+@functools.lru_cache(maxsize=4096)  # ~10 MB at most for 1 KB texts
 def fold(text: str) -> str:
-    """Lowercase and strip diacritics (đ -> d), so Vietnamese typed without accents still matches."""
+    """Lowercase and strip diacritics (đ -> d), so Vietnamese typed without accents still matches.
+
+    Cached: the judge folds each context sentence several times per trace, and popular chunks recur.
+    """
     decomposed = unicodedata.normalize("NFKD", text.lower().replace("đ", "d").replace("Đ", "d"))
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return folded.replace("ي", "ی").replace("ك", "ک").replace("\u200c", " ")

@@ -15,6 +15,7 @@ embedding); abstention, noncommittal and support-contact phrases come from ``rul
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -226,13 +227,18 @@ def lexical_units(text: str, stopwords: frozenset[str] = frozenset()) -> set[str
 
 def unit_sequence(text: str) -> list[str]:
     """The units of ``lexical_units`` in text order, function words included: words and CJK bigrams."""
+    return list(_units(text))
+
+
+@functools.lru_cache(maxsize=4096)  # the units of recent chunk sentences and answers
+def _units(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for run in _TOKEN.findall(fold(text)):
         if _CJK_RUN.match(run):
             out.extend(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
         else:
             out.append(run)
-    return out
+    return tuple(out)
 
 
 def word_pairs(sequence: Sequence[str]) -> set[tuple[str, str]]:

@@ -2,8 +2,8 @@
 
 ``local_judge_latency`` judges traces of a question, a ~150-token answer and 5 chunks of ~200 tokens,
 every text new (the embedding cache never helps), and prints p50/p95 wall milliseconds per trace,
-``traces_per_s``, ``baseline_traces_per_s`` (plain token overlap of answer and context on the same
-traces), ``ratio`` = traces_per_s / baseline_traces_per_s and the process's peak RSS.
+``traces_per_s``, ``baseline_traces_per_s`` (word overlap of answer and chunks, the harness's trivial
+baseline, on the same traces), ``ratio`` = traces_per_s / baseline_traces_per_s and the process's peak RSS.
 ``local_judge_latency_recurring_chunks`` judges new answers over the same traces' chunks again, as in
 production where popular chunks recur. ``local_judge_latency_no_relevance`` judges the same traces
 with answer relevance off: the support model alone, lexical and numeric (e5 embeds only the question
@@ -27,7 +27,8 @@ import pytest
 
 from monitor.embeddings import LocalE5Embedder
 from monitor.judge.base import JudgeChunk, JudgeInput
-from monitor.judge.local import LocalJudge, coverage, lexical_units
+from monitor.judge.evaluate import word_overlap
+from monitor.judge.local import LocalJudge
 
 pytestmark = [pytest.mark.bench, pytest.mark.timeout(900)]
 
@@ -67,7 +68,8 @@ def _traces() -> list[JudgeInput]:
 
 
 def _overlap(item: JudgeInput) -> float:
-    return coverage(lexical_units(item.answer), lexical_units(" ".join(c.text for c in item.chunks)))
+    """Word overlap as ``ragmon eval judge`` computes it: uncached, unlike the judge's unit caches."""
+    return word_overlap(item)
 
 
 def _percentile(values: list[float], q: float) -> float:
