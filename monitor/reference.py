@@ -59,7 +59,7 @@ def check_reference(rules: ReferenceRules, trace: Trace) -> ReferenceCheck | Non
     if not trace.reference_answer:
         return None
     sources = trace.reference_contexts
-    report = rules.check_reference(trace.answer, trace.reference_answer, sources)
+    report = rules.check_reference(trace.answer, trace.reference_answer, sources, omissions=False)
     return ReferenceCheck(report, sources_known=bool(sources))
 
 

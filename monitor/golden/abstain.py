@@ -80,7 +80,7 @@ class AbstentionClauses:
 
     @classmethod
     def load(cls, packs: Iterable[Any]) -> AbstentionClauses:
-        """The union of the packs' ``abstention_clauses`` (each a mapping with ``denials`` and ``sources``)."""
+        """The union of the packs' ``abstention_clauses`` (mappings with ``denials`` and ``sources``)."""
         denials: list[str] = []
         sources: list[str] = []
         for data in packs:

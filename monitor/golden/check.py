@@ -24,7 +24,7 @@ class ReferenceRules(Protocol):
     """The numeric rules' reference check (``monitor.numeric.NumericRules``)."""
 
     def check_reference(
-        self, answer: str, expected_answer: str, expected_sources: Sequence[str]
+        self, answer: str, expected_answer: str, expected_sources: Sequence[str], *, omissions: bool = True
     ) -> ReferenceReport: ...
 
 
@@ -137,7 +137,7 @@ class GoldenChecker:
         numeric = None
         if entry.answerable and entry.expected_answer is not None:
             numeric = self.numeric.check_reference(
-                trace.answer, entry.expected_answer, entry.expected_sources_text
+                trace.answer, entry.expected_answer, entry.expected_sources_text, omissions=False
             )
         return GoldenCheck(
             entry_id=entry.id,

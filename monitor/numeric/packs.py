@@ -49,9 +49,19 @@ class _Strict(BaseModel):
 
 
 class CatalogModel(_Strict):
-    """``common/units.yaml``: canonical unit id -> one-line description."""
+    """``common/units.yaml``: canonical unit id -> one-line description; ``kinds``: what each group of
+    units measures (a duration, an amount of money), so an answer's "30 ngày" is read as another value
+    of the "5 ngày làm việc" it was expected to say."""
 
     units: dict[UnitId, str] = Field(min_length=1)
+    kinds: dict[str, list[UnitId]] = {}
+
+    @model_validator(mode="after")
+    def _kinds_name_known_units(self) -> CatalogModel:
+        for kind, members in self.kinds.items():
+            if unknown := [unit for unit in members if unit not in self.units]:
+                raise ValueError(f"kinds.{kind}: unknown units {unknown}")
+        return self
 
 
 class MultiplierModel(_Strict):
@@ -160,6 +170,14 @@ def _pack_files(directory: Traversable) -> Iterator[Traversable]:
                 (entry for entry in folder.iterdir() if entry.name.endswith((".yaml", ".yml"))),
                 key=lambda entry: entry.name,
             )
+
+
+def load_kinds(directory: Traversable) -> dict[str, str]:
+    """Unit id -> the kind of quantity it measures (the catalog's ``kinds``); a unit in no kind is its own."""
+    model = _validate(CatalogModel, directory / COMMON_DIR / CATALOG_FILE)
+    kinds = {unit: unit for unit in model.units}
+    kinds.update({unit: kind for kind, members in model.kinds.items() for unit in members})
+    return kinds
 
 
 def load_packs(directory: Traversable) -> tuple[frozenset[str], list[Pack]]:

@@ -304,3 +304,33 @@ def test_new_language_is_data_only(tmp_path: Path) -> None:
         (Decimal(7), "day"),
         (Decimal(30), "EUR"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "missing"),
+    [
+        ("Bạn có 30 ngày để đổi trả.", "Khách được đổi trả trong 7 ngày.", ["7 ngày"]),  # another value
+        ("Tiền hoàn trong 5 ngày.", "Tiền hoàn trong 5 ngày làm việc.", ["5 ngày làm việc"]),  # same kind
+        ("Twenty-five dollars a month.", "Basic costs $25 a month with 10 GB of data.", []),  # left out
+        ("Basic is $30 a month.", "Basic costs $25 a month with 10 GB of data.", ["$25"]),
+    ],
+)
+def test_live_reference_checks_count_a_contradiction_not_an_omission(
+    rules: NumericRules, answer: str, expected: str, missing: list[str]
+) -> None:
+    """On live traffic an expected number is missing only when the answer says another value of its
+    kind; the strict rule (a CI gate) counts every figure the answer leaves out."""
+    live = rules.check_reference(answer, expected, [], omissions=False)
+    assert sorted(q.text for q in live.missing) == sorted(missing)
+    strict = rules.check_reference(answer, expected, [])
+    assert len(strict.missing) >= len(live.missing)
+    assert rules.kind("business_day") == rules.kind("day") == "duration" and rules.kind("GB") == "data"
+
+
+def test_a_kind_naming_an_unknown_unit_is_refused(tmp_path: Path) -> None:
+    rules_dir = tmp_path / "numeric"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "rules" / "numeric", rules_dir)
+    catalog = rules_dir / "common" / "units.yaml"
+    catalog.write_text(catalog.read_text(encoding="utf-8") + "  volume: [litre, gallon]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="kinds.volume"):
+        NumericRules.load(rules_dir)
