@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from monitor.numeric.model import Quantity, json_number
 from monitor.triad import QUALITY, QualityMetric
 
 if TYPE_CHECKING:
@@ -94,11 +95,20 @@ def _numeric_missing(a: Assessment, j: Judgement | None) -> str | None:
 
 def _numeric_out_of_source(a: Assessment, j: Judgement | None) -> str | None:
     details = []
-    if a.golden is not None and (outside := a.golden.numeric_out_of_source):
+    if a.golden is not None and (outside := _unqualified(a, a.golden.out_of_source_quantities)):
         details.append(f"answer says {_listing(outside)}; the sections {_golden_name(a)} expects do not")
     if a.reference is not None and (outside := a.reference.numeric_out_of_source):
         details.append(f"answer says {_listing(outside)}; the trace's reference contexts do not")
     return "; ".join(details) or None
+
+
+def _unqualified(a: Assessment, quantities: Sequence[Quantity]) -> list[str]:
+    """The texts of ``quantities`` the answer does not state with their condition: "Plus members get
+    30 days" is outside the sections of a golden entry about the general rule, and still right."""
+    qualified = {(q.value, q.unit) for q in a.conditional.qualified} if a.conditional is not None else set()
+    return sorted(
+        q.text or f"{json_number(q.value)} {q.unit}" for q in quantities if (q.value, q.unit) not in qualified
+    )
 
 
 def _should_abstain(a: Assessment, j: Judgement | None) -> str | None:

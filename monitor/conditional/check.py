@@ -224,12 +224,23 @@ class ConditionalRules:
             fold(f"{question}\n{answer}"),
             [(q.value, q.unit) for q in [*said, *self._quantities(question)]],
         )
-        findings = []
+        findings, qualified = [], []
         for quantity in said:
             finding = self._finding(quantity, statements, asked)
             if finding is not None:
                 findings.append(finding)
-        return ConditionalReport(tuple(findings))
+            elif self._qualified(quantity, statements, asked):
+                qualified.append(quantity)
+        return ConditionalReport(tuple(findings), tuple(qualified))
+
+    def _qualified(self, quantity: Quantity, statements: Sequence[_Statement], asked: _Asked) -> bool:
+        """Whether a condition-bound statement supports the value and the question or answer carries
+        every one of its conditions."""
+        amount = (quantity.value, quantity.unit)
+        return any(
+            s.amount == amount and s.conditions and all(self._carried(c, asked) for c in s.conditions)
+            for s in statements
+        )
 
     def _finding(
         self, quantity: Quantity, statements: Sequence[_Statement], asked: _Asked

@@ -49,6 +49,9 @@ class ConditionalReport:
     """The conditional-value check's result on one trace (empty: nothing stated as general)."""
 
     findings: tuple[ConditionalFinding, ...] = ()
+    # answer values that a condition-bound statement supports and whose condition the question or
+    # answer carries ("Plus members get 30 days"): stated with their scope, they are not wrong numbers
+    qualified: tuple[Quantity, ...] = ()
 
     @property
     def critical(self) -> bool:

@@ -71,6 +71,13 @@ class GoldenCheck:
         return _texts(self.numeric.missing) if self.numeric else []
 
     @property
+    def out_of_source_quantities(self) -> tuple[Quantity, ...]:
+        """The answer's quantities outside the expected sections (empty when their text is unknown)."""
+        if not self.numeric or not self.sources_known:
+            return ()
+        return self.numeric.out_of_source
+
+    @property
     def numeric_out_of_source(self) -> list[str]:
         """Numbers of the answer that are not in the expected sections (empty when their text is unknown)."""
         if not self.numeric or not self.sources_known:

@@ -20,7 +20,12 @@ TRACES = {
     "incident": ("Áo mua về không vừa thì đổi trả trong bao lâu?", "Bạn có 30 ngày để đổi trả áo."),
     "plus-member": ("Mình là thành viên Plus, áo không vừa thì trả trong bao lâu?", "Bạn có 30 ngày."),
     "general": ("Áo mua về không vừa thì đổi trả trong bao lâu?", "Bạn có 7 ngày để đổi trả."),
+    "states-the-condition": (
+        "Mua áo mặc không vừa thì được trả trong mấy ngày?",
+        "Hạn đổi trả là 7 ngày. Riêng hàng thời trang do thành viên BanHang Plus mua thì được 30 ngày.",
+    ),
 }
+BANHANG = Path(__file__).parents[2] / "tests" / "data" / "banhang"
 
 
 def _replay(tmp_path: Path, *extra: str) -> dict[str, dict[str, Any]]:
@@ -60,7 +65,7 @@ def test_replay_flags_the_incident_only(tmp_path: Path) -> None:
     assert "30 ngày" in flags[0]["detail"] and "7 ngày" in flags[0]["detail"]
     assert incident["conditional"][0]["general"][0]["text"] == "7 ngày"
     assert "numeric_finding" in incident["sampled"]
-    for tid in ("plus-member", "general"):
+    for tid in ("plus-member", "general", "states-the-condition"):
         assert records[tid]["conditional"] == []
         assert not [f for f in records[tid]["flags"] if f["reason"] == "unqualified_condition"]
 
@@ -73,3 +78,17 @@ def test_rules_dir_can_turn_it_off(tmp_path: Path) -> None:
     records = _replay(tmp_path, "--rules-dir", str(root))
     assert records["incident"]["conditional"] is None
     assert not [f for f in records["incident"]["flags"] if f["reason"] == "unqualified_condition"]
+
+
+def test_a_value_stated_with_its_condition_is_not_out_of_the_golden_sections(tmp_path: Path) -> None:
+    """With seed 000's golden set, q01 expects DT-1 (7 ngày). An answer that adds "Plus members get 30
+    days" names the condition of the value DT-3 binds: not numeric_out_of_source. The incident's bare
+    "30 ngày" still is, and is numeric_missing (it says another duration than 7 ngày)."""
+    golden = ["--golden", str(BANHANG / "golden.json"), "--golden-sections", str(BANHANG / "policy.json")]
+    records = _replay(tmp_path, *golden)
+    stated = {f["reason"] for f in records["states-the-condition"]["flags"]}
+    assert records["states-the-condition"]["golden"]["id"] == "q01"
+    assert not stated & {"numeric_out_of_source", "numeric_missing", "unqualified_condition"}
+    incident = {f["reason"] for f in records["incident"]["flags"]}
+    assert {"numeric_out_of_source", "numeric_missing", "unqualified_condition"} <= incident
+
