@@ -115,7 +115,8 @@ def _split_periods(text: str) -> list[str]:
     out: list[str] = []
     for piece in _PERIOD_END.split(text):
         last = out[-1].rsplit(None, 1)[-1].rstrip(".").lower() if out else ""
-        if out and (last in _ABBREVIATIONS or len(last) == 1 or "." in last):
+        # an initial ("J. Smith") continues the sentence; Vietnamese "ạ." (a polite particle) ends one
+        if out and (last in _ABBREVIATIONS or (len(last) == 1 and last.isascii()) or "." in last):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)

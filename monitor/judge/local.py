@@ -138,6 +138,8 @@ class LocalJudgeRules:
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
     abstention_clauses: AbstentionClauses = AbstentionClauses()
+    supported_from: float = 0.8  # a supported claim's score starts here (score_scale in the rules)
+    unsupported_below: float = 0.7  # an unsupported claim's score stays below this
     conditions: re.Pattern[str] | None = None
     attribution: tuple[re.Pattern[str], ...] = ()
 
@@ -171,6 +173,8 @@ class LocalJudgeRules:
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
                 abstention_clauses=AbstentionClauses.load(packs),
+                supported_from=float(data.get("score_scale", {}).get("supported_from", 0.8)),
+                unsupported_below=float(data.get("score_scale", {}).get("unsupported_below", 0.7)),
                 conditions=_alternation(_words(data.get("conditions", {}))),
                 attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
             )
@@ -496,9 +500,11 @@ class LocalJudge:
         threshold = self.rules.model.threshold
         out: list[ClaimVerdict] = []
         for row, claim in enumerate(measured.claims):
-            score = float(support[row])
+            probability = float(support[row])
+            supported = probability >= threshold
+            score = self.scaled(probability)
             hits: set[int] = set()
-            if score >= threshold and measured.window.shape[1]:
+            if supported and measured.window.shape[1]:
                 best = measured.window[row].max()
                 # the best-covering sentence and every one nearly as good: a fact stated in two chunks is
                 # in both. No absolute floor: the model found the claim supported, so the chunk that
@@ -507,8 +513,20 @@ class LocalJudge:
                 cols = np.flatnonzero(measured.window[row] >= 0.75 * best) if best > 0 else ()
                 hits = {measured.sentence_chunk[col] for col in cols}
             ids = tuple(item.chunks[i].chunk_id for i in sorted(hits))
-            out.append(ClaimVerdict(claim.text, score >= threshold, ids, score))
+            out.append(ClaimVerdict(claim.text, supported, ids, score))
         return tuple(out)
+
+    def scaled(self, probability: float) -> float:
+        """A claim's score on the scale the faithfulness bands read (rules/flags.yaml, seed 002 §9): the
+        support probability mapped monotonically so that a supported claim scores at least
+        ``supported_from`` (0.8) and an unsupported one below ``unsupported_below`` (0.7). The order of
+        claims, and so the AUROC of a one-claim answer, is the probability's; a single supported claim
+        no longer reads as "likely fabricating" because the model was only 57% sure."""
+        t, high, low = self.rules.model.threshold, self.rules.supported_from, self.rules.unsupported_below
+        p = min(max(probability, 0.0), 1.0)
+        if p >= t:
+            return high + (1.0 - high) * (p - t) / (1.0 - t) if t < 1.0 else 1.0
+        return low * p / t if t > 0 else 0.0
 
     def _placement(self, claims: Sequence[str], item: JudgeInput) -> tuple[Vector, Vector, Vector]:
         """Per claim: its word pairs found in the context, its anchoring near the question's words, its

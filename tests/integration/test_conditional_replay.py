@@ -91,4 +91,3 @@ def test_a_value_stated_with_its_condition_is_not_out_of_the_golden_sections(tmp
     assert not stated & {"numeric_out_of_source", "numeric_missing", "unqualified_condition"}
     incident = {f["reason"] for f in records["incident"]["flags"]}
     assert {"numeric_out_of_source", "numeric_missing", "unqualified_condition"} <= incident
-

@@ -262,3 +262,20 @@ def test_a_supported_paraphrase_names_the_chunk_it_rests_on(judge: LocalJudge) -
     assert all(c.supported for c in result.verdicts.claims)
     assert result.verdicts.chunk_useful == (True, False)
     assert result.scores.context_precision == 1.0
+
+
+def test_a_polite_particle_ends_a_sentence_and_its_claim_is_judged(judge: LocalJudge) -> None:
+    """Vietnamese chat ends sentences with "ạ." (not an initial): the claim before a support-contact
+    sentence is still a claim, and it is supported by the chunk it restates."""
+    result = run(
+        judge,
+        "hoàn tiền trả hàng mấy ngày mới có",
+        "Dạ trong vòng năm ngày làm việc sau khi kho nhận hàng ạ. "
+        "Quá hạn chưa thấy tiền, bạn liên hệ CSKH nhé.",
+        [
+            "Tiền hoàn được chuyển về phương thức thanh toán ban đầu trong 5 ngày làm việc, "
+            "tính từ lúc kho nhận được hàng trả."
+        ],
+    )
+    assert [c.supported for c in result.verdicts.claims] == [True]
+    assert result.verdicts.chunk_useful == (True,)
