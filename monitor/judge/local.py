@@ -138,6 +138,8 @@ class LocalJudgeRules:
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
     abstention_clauses: AbstentionClauses = AbstentionClauses()
+    unreadable_markers: frozenset[str] = frozenset()  # relevance.unreadable: questions e5 cannot read
+    unreadable_min: int = 2
     supported_from: float = 0.8  # a supported claim's score starts here (score_scale in the rules)
     unsupported_below: float = 0.7  # an unsupported claim's score stays below this
     conditions: re.Pattern[str] | None = None
@@ -167,6 +169,8 @@ class LocalJudgeRules:
                 stopwords=_words(data["stopwords"]),
                 particles=_words(data.get("answer_particles", {})),
                 relevance_chars=int(relevance.get("answer_chars", 400)),
+                unreadable_markers=frozenset(relevance.get("unreadable", {}).get("markers", [])),
+                unreadable_min=int(relevance.get("unreadable", {}).get("min_markers", 2)),
                 anchor_radius=int(data.get("anchor", {}).get("radius", 8)),
                 question_words=_words(data.get("anchor", {}).get("question_words", {})),
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
@@ -180,6 +184,14 @@ class LocalJudgeRules:
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
+
+    def unreadable(self, question: str) -> bool:
+        """Whether e5 cannot read the question (Vietnamese without diacritics): ASCII letters only and
+        at least ``unreadable_min`` of the marker words."""
+        if not self.unreadable_markers or not question.isascii():
+            return False
+        words = re.findall(r"[a-z]+", question.lower())
+        return sum(1 for w in words if w in self.unreadable_markers) >= self.unreadable_min
 
     def is_claim(self, text: str) -> bool:
         """Abstention sentences, support-contact pointers and bare yes/no particles are no checkable facts."""
@@ -341,7 +353,12 @@ class LocalJudge:
         """Verdicts and the question-answer similarity for one trace (synchronous, CPU-bound)."""
         abstained, evasive = self._phrases(item.answer)
         # An honest abstention has nothing to compare with the question: relevance is undefined, not zero.
-        asked = self._answer_relevance and bool(item.question.strip()) and not abstained
+        asked = (
+            self._answer_relevance
+            and bool(item.question.strip())
+            and not abstained
+            and not self.rules.unreadable(item.question)
+        )
         measured = self.measure(item)
         claims = self._claim_verdicts(item, measured, self.support(measured))
         useful = tuple(

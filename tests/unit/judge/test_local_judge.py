@@ -279,3 +279,23 @@ def test_a_polite_particle_ends_a_sentence_and_its_claim_is_judged(judge: LocalJ
     )
     assert [c.supported for c in result.verdicts.claims] == [True]
     assert result.verdicts.chunk_useful == (True,)
+
+
+@pytest.mark.parametrize(
+    ("question", "unreadable"),
+    [
+        ("bao hanh pin dien thoai bao lau vay", True),
+        ("doi size ao duoc khong", True),
+        ("Bảo hành pin bao lâu?", False),
+        ("may I return the item in the shop", False),
+        ("my plan ran out of data what now", False),
+    ],
+)
+def test_answer_relevance_is_left_undefined_where_e5_cannot_read_the_question(
+    judge: LocalJudge, question: str, unreadable: bool
+) -> None:
+    """Vietnamese typed without diacritics: e5-small's cosine does not separate an on-topic answer
+    from an off-topic one there, so relevance is undefined (no low_answer_relevance flag), not guessed."""
+    assert judge.rules.unreadable(question) is unreadable
+    result = run(judge, question, "Pin được bảo hành 6 tháng.", ["Pin được bảo hành 6 tháng."])
+    assert (result.scores.answer_relevance is None) is unreadable
