@@ -138,6 +138,7 @@ class LocalJudgeRules:
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
     abstention_clauses: AbstentionClauses = AbstentionClauses()
+    politeness: frozenset[str] = frozenset()  # answer_politeness: words after an opening particle
     unreadable_markers: frozenset[str] = frozenset()  # relevance.unreadable: questions e5 cannot read
     unreadable_min: int = 2
     supported_from: float = 0.8  # a supported claim's score starts here (score_scale in the rules)
@@ -168,6 +169,7 @@ class LocalJudgeRules:
                 negation_ja=tuple(negation.get("ja", [])),
                 stopwords=_words(data["stopwords"]),
                 particles=_words(data.get("answer_particles", {})),
+                politeness=_words(data.get("answer_politeness", {})),
                 relevance_chars=int(relevance.get("answer_chars", 400)),
                 unreadable_markers=frozenset(relevance.get("unreadable", {}).get("markers", [])),
                 unreadable_min=int(relevance.get("unreadable", {}).get("min_markers", 2)),
@@ -193,10 +195,25 @@ class LocalJudgeRules:
         words = re.findall(r"[a-z]+", question.lower())
         return sum(1 for w in words if w in self.unreadable_markers) >= self.unreadable_min
 
+    def opening(self, text: str) -> str:
+        """The claim without an opening answer particle and its politeness words ("Có bạn nhé, khách đổi
+        ý tự chịu phí ..." -> "khách đổi ý tự chịu phí ..."): the particle answers the question."""
+        head, sep, rest = text.partition(",") if "," in text[:40] else text.partition("，")
+        if not sep or not rest.strip():
+            return text
+        words = fold(head).strip(" .!?。！？").split()
+        if words and words[0] in self.particles and all(w in self.politeness for w in words[1:]):
+            return rest.strip()
+        return text
+
     def is_claim(self, text: str) -> bool:
-        """Abstention sentences, support-contact pointers and bare yes/no particles are no checkable facts."""
+        """Abstention sentences, support-contact pointers and bare yes/no particles (with their politeness
+        words: "Không ạ") are no checkable facts."""
         folded = fold(text).strip(" .,!?。！？")
         if folded in self.particles:
+            return False
+        words = folded.split()
+        if words and words[0] in self.particles and all(w in self.politeness for w in words[1:]):
             return False
         if any(p in folded for p in self.contact) and not any(ch.isdigit() for ch in text):
             return False  # "liên hệ CSKH": where to ask, not a fact (a phone number would be one)
@@ -401,7 +418,7 @@ class LocalJudge:
         stop = self.rules.stopwords
         window_units = [set(u) for u in context.sentence_units]
         windows = [_window(window_units, owner, i) for i in range(len(sentences))]
-        texts = [self._unattributed(c.text) for c in claims]
+        texts = [self._unattributed(self.rules.opening(c.text)) for c in claims]
         window = np.array(
             [[coverage(lexical_units(t, stop), w) for w in windows] for t in texts], dtype=np.float64
         ).reshape(len(claims), len(sentences))
@@ -440,6 +457,9 @@ class LocalJudge:
         """The claim's own features, in ``FEATURES`` order up to the answer-level ones."""
         content = [u for u in unit_sequence(text) if u not in self.rules.stopwords]
         best = int(np.argmax(window)) if window.size else -1
+        # polarity against the best-covering sentences: a tie (a sentence's window holds its neighbour,
+        # so a section label "DT-5." covers as much as the sentence after it) is read in the claim's favour
+        disagrees = float(mismatch[window >= window[best] - 1e-9].min()) if best >= 0 else 0.0
         novel_count, novel_idf, novel_run = novelty(content, context.index)
         return [
             share(set(content), context.index.units),
@@ -450,8 +470,8 @@ class LocalJudge:
             novel_idf,
             novel_run,
             float(not self._numbers_found(text, context)),
-            float(mismatch[best]) if best >= 0 else 0.0,
-            float(best >= 0 and mismatch[best] > 0 and self._copied(content, context)),
+            disagrees,
+            float(disagrees > 0 and self._copied(content, context)),
             float(self._condition_dropped(text, context)),
             float(np.log1p(len(set(content)))),
             anchor,

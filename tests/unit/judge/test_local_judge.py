@@ -299,3 +299,41 @@ def test_answer_relevance_is_left_undefined_where_e5_cannot_read_the_question(
     assert judge.rules.unreadable(question) is unreadable
     result = run(judge, question, "Pin được bảo hành 6 tháng.", ["Pin được bảo hành 6 tháng."])
     assert (result.scores.answer_relevance is None) is unreadable
+
+
+def test_an_opening_particle_answers_the_question_and_does_not_negate_the_claim(judge: LocalJudge) -> None:
+    """ "Không bạn nhé, ..." answers a yes/no question: the claim after it is measured without it (no
+    polarity flip against the chunk it restates), and "Không ạ." alone is no claim."""
+    rules = judge.rules
+    assert rules.opening("Không bạn nhé, khách không mất phí vận chuyển") == "khách không mất phí vận chuyển"
+    assert rules.opening("Khách hàng, bạn có 7 ngày") == "Khách hàng, bạn có 7 ngày"
+    assert not rules.is_claim("Không ạ") and rules.is_claim("Không, điện thoại chỉ được 7 ngày")
+    chunks = [
+        "VC-1. Đơn trong nội thành được giao trong 2 ngày; đơn ngoại thành cần 4 ngày.",
+        "DT-5. Đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển. "
+        "Khách đổi ý thì tự chịu phí vận chuyển 30.000 đồng.",
+    ]
+    result = run(
+        judge,
+        "Đơn bị giao sai sản phẩm, gửi trả có mất phí không?",
+        "Không bạn nhé, đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển.",
+        chunks,
+    )
+    assert [c.supported for c in result.verdicts.claims] == [True]
+    result = run(
+        judge, "Đổi ý trả hàng có mất phí không?", "Không ạ. Khách đổi ý tự chịu phí 30.000 đồng.", chunks
+    )
+    assert [c.text for c in result.verdicts.claims] == ["Khách đổi ý tự chịu phí 30.000 đồng"]
+
+
+def test_a_section_label_before_a_negated_sentence_does_not_flip_its_copy(judge: LocalJudge) -> None:
+    """ "DT-5." is a sentence of its own whose window holds the next one: a claim copying that negated
+    next sentence ties with the label and must be read against the sentence, not the label."""
+    result = run(
+        judge,
+        "gửi trả hàng lỗi có mất phí không",
+        "Đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển.",
+        ["DT-5. Đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển. Khách đổi ý thì tự chịu phí."],
+    )
+    assert [c.supported for c in result.verdicts.claims] == [True]
+    assert result.scores.faithfulness is not None and result.scores.faithfulness >= 0.8
