@@ -34,7 +34,7 @@ _CLAUSE_EN = re.compile(
 )
 _CLAUSE_VI = re.compile(r",\s+(?=(?:và|nhưng|còn|trong khi|vì|nên|va|nhung|con|vi|nen)\s)", re.IGNORECASE)
 _CLAUSE_FA = re.compile(r"[،,]\s+(?=(?:و|اما|ولی|که)\s)")
-_CLAUSE_ZH = re.compile(r"[，,](?=.)")
+_CLAUSE_ZH = re.compile(r"，(?=.)|(?<!\d),(?=.)|,(?!\d)(?=.)")  # "1,200元" is one number
 
 # List separators and the conjunction before the last item.
 # A comma between digits is a thousands separator ("1,500,000"), not a list separator.
@@ -42,7 +42,7 @@ _LIST_SEP = {
     "en": r"(?:(?<!\d),|,(?!\d))\s*",
     "vi": r"(?:(?<!\d),|,(?!\d))\s*",
     "fa": r"[،,]\s*",
-    "zh": r"[、，,]",
+    "zh": r"(?:[、，]|(?<!\d),|,(?!\d))",
 }
 _LAST_CONJ = {
     "en": re.compile(r"^(.*?)(?:^|,?\s+)(?:and|or)\s+(.+)$", re.IGNORECASE),

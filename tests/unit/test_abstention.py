@@ -62,3 +62,14 @@ def test_clauses_are_data_and_a_bad_shape_is_named() -> None:
     assert not AbstentionClauses().abstains("anything")
     with pytest.raises(ConfigError, match="abstention_clauses"):
         AbstentionClauses.load([{"abstention_clauses": {"denials": "nicht erwähnt"}}])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I can't answer that from our policies; support on 611 may help.",
+        "这个问题超出了我们资料的范围，请咨询人工客服。",
+    ],
+)
+def test_more_refusals_abstain(detector: AbstentionDetector, answer: str) -> None:
+    assert detector.abstains(answer)

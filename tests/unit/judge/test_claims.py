@@ -63,3 +63,14 @@ def test_fold_removes_vietnamese_diacritics_and_unifies_persian_letters() -> Non
 def test_split_sentences_ignores_empty_and_punctuation_only_pieces() -> None:
     """Line breaks and stray punctuation do not produce empty sentences."""
     assert split_sentences("One.\n\n...\nTwo!") == ["One.", "Two!"]
+
+
+def test_a_thousands_separator_in_chinese_is_no_clause_or_list_break() -> None:
+    """ "1,200元" and "10,000元" are one number each; a full-width comma still separates clauses."""
+    assert [c.text for c in split_claims("满4小时赔300元，每次旅行最高1,200元。", "zh")] == [
+        "满4小时赔300元",
+        "每次旅行最高1,200元",
+    ]
+    assert [c.text for c in split_claims("扣除每年10,000元免赔额后按百分之八十报销。", "zh")] == [
+        "扣除每年10,000元免赔额后按百分之八十报销"
+    ]
