@@ -100,11 +100,14 @@ class NumericRules:
         """
         said = _unique(self.extract(answer))
         sources: set[Quantity] = set().union(*(self.extract(source) for source in expected_sources))
-        said_kinds = {self.kind(quantity.unit) for quantity in said}
+        expected = _unique(self.extract(expected_answer))
+        # kinds in which the answer says something the reference does not ("30 ngày" beside "7 ngày");
+        # an answer giving one of the reference's two data allowances contradicts neither
+        contradicted = {self.kind(quantity.unit) for quantity in said if quantity not in expected}
         missing = tuple(
             quantity
-            for quantity in _unique(self.extract(expected_answer))
-            if quantity not in said and (omissions or self.kind(quantity.unit) in said_kinds)
+            for quantity in expected
+            if quantity not in said and (omissions or self.kind(quantity.unit) in contradicted)
         )
         return ReferenceReport(missing, tuple(quantity for quantity in said if quantity not in sources))
 

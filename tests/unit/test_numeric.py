@@ -313,6 +313,16 @@ def test_new_language_is_data_only(tmp_path: Path) -> None:
         ("Tiền hoàn trong 5 ngày.", "Tiền hoàn trong 5 ngày làm việc.", ["5 ngày làm việc"]),  # same kind
         ("Twenty-five dollars a month.", "Basic costs $25 a month with 10 GB of data.", []),  # left out
         ("Basic is $30 a month.", "Basic costs $25 a month with 10 GB of data.", ["$25"]),
+        (
+            "Other plans get 5 GB in the EU.",
+            "Premium gets 50 GB of EU data; other plans 5 GB.",
+            [],
+        ),  # one of two
+        (
+            "Other plans get 3 GB in the EU.",
+            "Premium gets 50 GB of EU data; other plans 5 GB.",
+            ["50 GB", "5 GB"],
+        ),
     ],
 )
 def test_live_reference_checks_count_a_contradiction_not_an_omission(
