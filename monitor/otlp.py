@@ -258,28 +258,28 @@ def _kind(span: Span) -> str:
     return str(kind or operation).lower()
 
 
-def _question(span: Span) -> str | None:
+def _io_text(span: Span, side: str, keys: tuple[str, ...]) -> str | None:
+    """A root or chain span's ``input``/``output`` text: OpenInference's ``<side>.value`` (per its mime
+    type) or Langfuse's observation ``<side>`` (a string, or the first of ``keys`` in a mapping)."""
+    if not (span.is_root or _kind(span) in ("chain", "agent", "span")):
+        return None
     a = span.attributes
-    kind = _kind(span)
-    if span.is_root or kind in ("chain", "agent", "span"):
-        value = _plain(a.get("input.value"), a.get("input.mime_type")) or _langfuse_text(
-            a.get("langfuse.observation.input"), ("question", "input", "query")
-        )
-        if value:
-            return value
+    return _plain(a.get(f"{side}.value"), a.get(f"{side}.mime_type")) or _langfuse_text(
+        a.get(f"langfuse.observation.{side}"), keys
+    )
+
+
+def _question(span: Span) -> str | None:
+    if value := _io_text(span, "input", ("question", "input", "query")):
+        return value
     return _last_user(_messages(span))
 
 
 def _answer(span: Span) -> str | None:
+    if value := _io_text(span, "output", ("answer", "output", "content")):
+        return value
     a = span.attributes
-    kind = _kind(span)
-    if span.is_root or kind in ("chain", "agent", "span"):
-        value = _plain(a.get("output.value"), a.get("output.mime_type")) or _langfuse_text(
-            a.get("langfuse.observation.output"), ("answer", "output", "content")
-        )
-        if value:
-            return value
-    if kind == "generation":
+    if _kind(span) == "generation":
         return _langfuse_text(a.get("langfuse.observation.output"), ("content", "answer", "output"))
     return _assistant(span)
 

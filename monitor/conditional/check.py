@@ -556,9 +556,17 @@ class ConditionalRules:
 
 def _has(text: str, form: str) -> bool:
     """Whether ``form`` is in ``text``: as whole words, or anywhere for Chinese forms."""
+    pattern = _whole_words(form)
+    return form in text if pattern is None else pattern.search(text) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _whole_words(form: str) -> re.Pattern[str] | None:
+    """The compiled whole-word pattern of a form (None for a Chinese one), built once per form: the
+    check asks for the same condition and equivalence forms on every trace."""
     if any("\u3400" <= char <= "\u9fff" for char in form):
-        return form in text
-    return re.search(rf"(?<!\w){_spaced(form)}(?!\w)", text) is not None
+        return None
+    return re.compile(rf"(?<!\w){_spaced(form)}(?!\w)")
 
 
 def _overlaps(match: re.Match[str], spans: Iterable[tuple[int, int]]) -> bool:

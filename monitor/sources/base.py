@@ -12,7 +12,7 @@ from typing import Protocol
 
 from monitor.message import Message, Origin
 
-__all__ = ["DeadLetterSink", "Message", "Origin", "Source"]
+__all__ = ["DeadLetterSink", "Message", "Origin", "Source", "Unpositioned"]
 
 
 class Source(Protocol):
@@ -70,6 +70,23 @@ class Source(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class Unpositioned:
+    """What a source without offsets to persist (a file, a document, an HTTP receiver) does for them:
+    nothing to acknowledge or commit, and no lag to report."""
+
+    def ack(self, message: Message) -> None:
+        return None
+
+    def commit(self) -> None:
+        return None
+
+    def lag(self) -> Mapping[tuple[str, int], int]:
+        return {}
+
+    def committed_lag(self) -> Mapping[tuple[str, int], int]:
+        return {}
 
 
 class DeadLetterSink(Protocol):

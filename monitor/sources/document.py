@@ -9,13 +9,12 @@ records (with their index as the line number).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import orjson
 
 from monitor.exceptions import SourceError
-from monitor.sources.base import Message, Origin
+from monitor.sources.base import Message, Origin, Unpositioned
 
 SNIFF_BYTES = 4096
 MAX_DOCUMENT_BYTES = 1 << 30
@@ -50,7 +49,7 @@ def _closes(line: bytes) -> bool:
     return True
 
 
-class DocumentSource:
+class DocumentSource(Unpositioned):
     """Yields the file's bytes as one message, then is exhausted."""
 
     batch_size = 1
@@ -98,23 +97,11 @@ class DocumentSource:
         self._done = True
         return [Message(value=value, origin=Origin(path=self.name))]
 
-    def ack(self, message: Message) -> None:
-        return None
-
-    def commit(self) -> None:
-        return None
-
     def pause(self) -> None:
         return None
 
     def resume(self) -> None:
         return None
-
-    def lag(self) -> Mapping[tuple[str, int], int]:
-        return {}
-
-    def committed_lag(self) -> Mapping[tuple[str, int], int]:
-        return {}
 
     def progress(self) -> tuple[int, int | None]:
         return (self._size or 0) if self._done else 0, self._size

@@ -6,12 +6,11 @@ import os
 import select
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import BinaryIO
 
 from monitor.exceptions import SourceError
-from monitor.sources.base import Message, Origin
+from monitor.sources.base import Message, Origin, Unpositioned
 
 FOLLOW_SLEEP_S = 0.05
 BATCH_SIZE = 500
@@ -44,7 +43,7 @@ class PipeLines:
         return line
 
 
-class LineSource:
+class LineSource(Unpositioned):
     """Reads one message per line; blank lines are skipped, the original bytes are kept as they are."""
 
     def __init__(self, path: Path | None, follow: bool = False) -> None:
@@ -133,20 +132,11 @@ class LineSource:
         if self._partial:
             self._take(self._partial + b"\n", out)
 
-    def ack(self, message: Message) -> None:
-        return None  # a file has no position to persist
-
-    def commit(self) -> None:
-        return None
-
     def pause(self) -> None:
         self._paused = True
 
     def resume(self) -> None:
         self._paused = False
-
-    def lag(self) -> Mapping[tuple[str, int], int]:
-        return {}
 
     def progress(self) -> tuple[int, int | None]:
         """Bytes read so far, and the file's size when it is a regular file not being followed."""
@@ -154,9 +144,6 @@ class LineSource:
             return 0, None
         size = None if self._follow else os.fstat(self._file.fileno()).st_size
         return self._file.tell(), size
-
-    def committed_lag(self) -> Mapping[tuple[str, int], int]:
-        return {}
 
     def close(self) -> None:
         if self._file is not None and self._path is not None:

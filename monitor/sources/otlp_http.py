@@ -32,7 +32,7 @@ from monitor.config import OtlpSettings
 from monitor.exceptions import ConfigError, TraceError
 from monitor.http import BoundedServer, Limits, Receive, Scope, Send
 from monitor.otlp import gunzip
-from monitor.sources.base import Message, Origin
+from monitor.sources.base import Message, Origin, Unpositioned
 
 log = structlog.get_logger(__name__)
 PATH = "/v1/traces"
@@ -78,7 +78,7 @@ def parse_address(spec: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
-class OtlpHttpSource:
+class OtlpHttpSource(Unpositioned):
     """Requests as raw messages; wrapped in an ``AssembledSource`` whose ``on_read`` is ``answer``."""
 
     batch_size = 500
@@ -203,23 +203,11 @@ class OtlpHttpSource:
         else:
             request.answer(_HANDED)
 
-    def ack(self, message: Message) -> None:
-        return None
-
-    def commit(self) -> None:
-        return None
-
     def pause(self) -> None:
         return None  # the bounded queue pushes back: 503 and the exporter retries
 
     def resume(self) -> None:
         return None
-
-    def lag(self) -> Mapping[tuple[str, int], int]:
-        return {}
-
-    def committed_lag(self) -> Mapping[tuple[str, int], int]:
-        return {}
 
     def progress(self) -> tuple[int, int | None]:
         return self.received, None
