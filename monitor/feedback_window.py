@@ -18,6 +18,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Literal
 
+import msgspec
+
 from monitor.sampling import NOT_SAMPLED, SAMPLE_ALL, Admission, SamplingPolicy, TraceSignals
 from monitor.trace import FeedbackEvent, Trace, parse_message
 
@@ -81,7 +83,7 @@ class FeedbackWindow:
     def remember(self, trace: Trace, judged: bool, raw: bytes | None = None) -> bool:
         """Keep ``trace`` (as ``raw``, its message's bytes) as the newest entry; False if it alone exceeds
         the byte cap or the window is off."""
-        raw = raw if raw is not None else trace.model_dump_json().encode("utf-8")
+        raw = raw if raw is not None else msgspec.json.encode(trace)
         entry = Remembered(raw, judged, approx_bytes(raw))
         if self.max_traces == 0 or entry.nbytes > self.max_bytes:
             return False
@@ -130,7 +132,7 @@ def handle_late_feedback(
     entry = window.get(event.trace_id)
     if entry is None:
         return LateFeedback("unknown")
-    trace = entry.trace.model_copy(update={"feedback": event.feedback})
+    trace = msgspec.structs.replace(entry.trace, feedback=event.feedback)
     if event.rating != "negative":
         return LateFeedback("not_negative", trace)
     if entry.judged:

@@ -91,7 +91,7 @@ def adapt(data: Mapping[str, Any]) -> dict[str, Any]:
 def content_id(record: Mapping[str, Any]) -> str:
     """``peer-`` + 16 hex digits of the SHA-256 of question, answer, contexts and reference."""
     chunks = record.get("retrieved_chunks") or ()
-    texts = [c.get("text", "") if isinstance(c, dict) else str(c) for c in chunks]
+    texts = [str(c.get("text") or "") if isinstance(c, dict) else str(c) for c in chunks]
     parts = [
         str(record.get("question", "")),
         str(record.get("answer", "")),

@@ -4,13 +4,24 @@ Seed 001's trace format is native; the aliases peer tools use (Ragas, DeepEval, 
 are accepted too. Unknown fields are kept in ``metadata``, never rejected. Every way a message can be
 bad maps to one bounded ``reason`` so the dead-letter sink and ``ragmon_invalid_messages_total`` can
 say precisely what went wrong.
+
+A trace is a frozen ``msgspec.Struct`` (``Trace``, ``Chunk``, ``Feedback``): what every stage reads.
+Messages reach it by one of two lanes that give the same trace for the same bytes:
+
+- **canonical**: msgspec decodes the bytes straight into ``Trace``, validating as it goes (about five
+  times cheaper than JSON decoding plus pydantic, most of the cheap path's cost). It takes only a
+  message already in the native shape with nothing to normalize, and hands anything else on;
+- **lenient**: ``monitor.decode`` decodes, ``monitor.peers`` adapts a peer tool's shape, and the
+  pydantic ``TraceInput`` resolves aliases, rating synonyms, bare-text chunks and unknown fields, and
+  names what is wrong.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+import msgspec
 from pydantic import (
     AliasChoices,
     AliasPath,
@@ -19,10 +30,9 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
-    model_validator,
 )
 
-from monitor.decode import decode_json
+from monitor.decode import MAX_DEPTH, decode_json
 from monitor.exceptions import TraceError
 from monitor.peers import adapt, needs_adapting
 
@@ -69,23 +79,61 @@ _RATING_SYNONYMS = {
     "0": "neutral",
 }
 
-Rating = Literal["positive", "negative", "neutral"]
 
-
-class Chunk(BaseModel):
-    """One retrieved chunk; ``sections`` names the policy sections it contains (seed 000), given as
-    ``sections`` or ``metadata.sections``. Aliases are resolved by pydantic-core (no Python per chunk)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+class Chunk(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One retrieved chunk; ``sections`` names the policy sections it contains (seed 000); fields
+    of a chunk that the contract does not name are kept in its ``metadata``."""
 
     chunk_id: str | None = None
     document_id: str | None = None
-    sections: tuple[str, ...] = Field(
-        default=(), validation_alias=AliasChoices("sections", AliasPath("metadata", "sections"))
-    )
+    sections: tuple[str, ...] = ()
     retrieval_score: float | None = None
     rerank_score: float | None = None
     text: str = ""
+    metadata: dict[str, Any] = {}
+
+
+Rating = Literal["positive", "negative", "neutral"]
+
+
+class Feedback(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The user's feedback on an answer, inline in the trace or from a late event."""
+
+    rating: Rating
+    reason: str | None = None
+    metadata: dict[str, Any] = {}
+
+
+class Trace(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One question, what was retrieved for it, and what the assistant answered."""
+
+    trace_id: Annotated[str, msgspec.Meta(min_length=1)]
+    question: str
+    answer: str
+    timestamp: datetime | None = None
+    conversation_id: str | None = None
+    normalized_query: str | None = None
+    retrieval_query: str | None = None
+    retrieved_chunks: tuple[Chunk, ...] = ()
+    citations: tuple[str, ...] = ()
+    model_id: str | None = None
+    prompt_version: str | None = None
+    index_version: str | None = None
+    latency_ms: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    usage: dict[str, Any] = {}
+    feedback: Feedback | None = None
+    language: str | None = None
+    category: str | None = None
+    reference_answer: str | None = (
+        None  # the answer a reviewer expects (Ragas reference, DeepEval expected_output)
+    )
+    reference_contexts: tuple[str, ...] = ()  # the passages the reference answer comes from
+    metadata: dict[str, Any] = {}
+
+    @property
+    def chunk_ids(self) -> frozenset[str]:
+        """Ids of the retrieved chunks that have one."""
+        return frozenset(c.chunk_id for c in self.retrieved_chunks if c.chunk_id is not None)
 
 
 def normalize_rating(value: Any) -> Rating:
@@ -103,8 +151,36 @@ def normalize_rating(value: Any) -> Rating:
     return rating  # type: ignore[return-value]  # the synonym table holds only Rating values
 
 
-class Feedback(BaseModel):
-    """The user's feedback on an answer, inline in the trace or as a late event."""
+# --- the lenient lane: what is accepted beyond the canonical shape ---------------------------------
+
+
+class ChunkInput(BaseModel):
+    """A chunk as accepted: ``sections`` may come as ``metadata.sections``; aliases are resolved by
+    pydantic-core (no Python per chunk)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+
+    chunk_id: str | None = None
+    document_id: str | None = None
+    sections: tuple[str, ...] = Field(
+        default=(), validation_alias=AliasChoices("sections", AliasPath("metadata", "sections"))
+    )
+    retrieval_score: float | None = None
+    rerank_score: float | None = None
+    text: str = ""
+
+    def to_chunk(self) -> Chunk:
+        extra = dict(self.__pydantic_extra__ or {})
+        explicit = extra.pop("metadata", None) if isinstance(extra.get("metadata"), dict) else None
+        metadata = {**extra, **explicit} if explicit else extra
+        return Chunk(
+            self.chunk_id, self.document_id, self.sections, self.retrieval_score, self.rerank_score,
+            self.text, metadata,
+        )  # fmt: skip
+
+
+class FeedbackInput(BaseModel):
+    """Feedback as accepted: any spelling of a rating (``normalize_rating``)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -116,9 +192,12 @@ class Feedback(BaseModel):
     def _normalize(cls, value: Any) -> Rating:
         return normalize_rating(value)
 
+    def to_feedback(self) -> Feedback:
+        return Feedback(self.rating, self.reason, dict(self.__pydantic_extra__ or {}))
 
-class Trace(BaseModel):
-    """One question, what was retrieved for it, and what the assistant answered."""
+
+class TraceInput(BaseModel):
+    """A trace as accepted, with every alias and leniency of the contract; ``to_trace`` makes it one."""
 
     model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
 
@@ -131,7 +210,7 @@ class Trace(BaseModel):
     retrieval_query: str | None = Field(
         default=None, validation_alias=AliasChoices("retrieval_query", "rewritten_query")
     )
-    retrieved_chunks: tuple[Chunk, ...] = Field(
+    retrieved_chunks: tuple[ChunkInput, ...] = Field(
         default=(), validation_alias=AliasChoices("retrieved_chunks", *_CHUNK_ALIASES)
     )
     citations: tuple[str, ...] = ()
@@ -140,13 +219,11 @@ class Trace(BaseModel):
     index_version: str | None = None
     latency_ms: float | None = Field(default=None, ge=0)
     usage: dict[str, Any] = Field(default_factory=dict)
-    feedback: Feedback | None = None
+    feedback: FeedbackInput | None = None
     language: str | None = None
     category: str | None = None
-    reference_answer: str | None = (
-        None  # the answer a reviewer expects (Ragas reference, DeepEval expected_output)
-    )
-    reference_contexts: tuple[str, ...] = ()  # the passages the reference answer comes from
+    reference_answer: str | None = None
+    reference_contexts: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("retrieved_chunks", mode="before")
@@ -157,19 +234,32 @@ class Trace(BaseModel):
             return [{"text": chunk} if type(chunk) is str else chunk for chunk in value]
         return value
 
-    @model_validator(mode="after")
-    def _extras_into_metadata(self) -> Trace:
-        """Unknown fields are kept, in ``metadata`` (an explicit ``metadata`` wins on a clash)."""
-        extra = self.__pydantic_extra__
-        if extra:
-            object.__setattr__(self, "metadata", {**extra, **self.metadata})
-            object.__setattr__(self, "__pydantic_extra__", {})
-        return self
-
-    @property
-    def chunk_ids(self) -> frozenset[str]:
-        """Ids of the retrieved chunks that have one."""
-        return frozenset(c.chunk_id for c in self.retrieved_chunks if c.chunk_id is not None)
+    def to_trace(self) -> Trace:
+        """The trace; unknown fields land in ``metadata`` (an explicit ``metadata`` wins on a clash)."""
+        return Trace(
+            trace_id=self.trace_id,
+            question=self.question,
+            answer=self.answer,
+            timestamp=self.timestamp,
+            conversation_id=self.conversation_id,
+            normalized_query=self.normalized_query,
+            retrieval_query=self.retrieval_query,
+            retrieved_chunks=tuple(chunk.to_chunk() for chunk in self.retrieved_chunks),
+            citations=self.citations,
+            model_id=self.model_id,
+            prompt_version=self.prompt_version,
+            index_version=self.index_version,
+            latency_ms=self.latency_ms,
+            usage=self.usage,
+            feedback=self.feedback.to_feedback() if self.feedback is not None else None,
+            language=self.language,
+            category=self.category,
+            reference_answer=self.reference_answer,
+            reference_contexts=self.reference_contexts,
+            metadata={**self.__pydantic_extra__, **self.metadata}
+            if self.__pydantic_extra__
+            else self.metadata,
+        )
 
 
 class FeedbackEvent(BaseModel):
@@ -204,6 +294,9 @@ def parse_message(raw: bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Mes
     """
     if len(raw) > max_bytes:
         raise TraceError("too_large", f"{len(raw)} bytes is over the {max_bytes}-byte cap")
+    trace = canonical_trace(raw)
+    if trace is not None:
+        return trace
     try:
         return validate_message(decode_json(raw))
     except TraceError:
@@ -214,20 +307,70 @@ def parse_message(raw: bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Mes
         raise TraceError("undecodable", f"{type(exc).__name__}: {exc}"[:200]) from exc
 
 
+_CANONICAL = msgspec.json.Decoder(Trace)
+_ORJSON_INT = (-(2**63), 2**64)  # what orjson (and so the lenient lane and every writer) holds exactly
+
+
+def canonical_trace(raw: bytes) -> Trace | None:
+    """The trace of a message already in the canonical shape, or None to take the lenient lane.
+
+    None whenever the lenient lane could read the bytes differently: a field the contract does not
+    name (it goes to ``metadata`` there), an alias, a rating synonym, a bare-text chunk, a peer
+    tool's ``reference_contexts``, a chunk's ``metadata`` (it may carry ``sections``), nesting deeper
+    than ``MAX_DEPTH``, an integer beyond 64 bits, anything that is not valid JSON or UTF-8 (lone
+    surrogates, a byte order mark, ``NaN``, ``1e400``): msgspec refuses all of those itself.
+    """
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        return None
+    try:
+        trace = _CANONICAL.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if trace.reference_contexts or any(chunk.metadata for chunk in trace.retrieved_chunks):
+        return None
+    if not (_fits_64_bits(trace.usage) and _fits_64_bits(trace.metadata)):
+        return None
+    if trace.feedback is not None and trace.feedback.metadata:
+        return None
+    return trace
+
+
+def _fits_64_bits(value: Any) -> bool:
+    """Whether every integer in a free-form JSON value is one orjson holds exactly; iterative."""
+    low, high = _ORJSON_INT
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is int:
+            if not low <= node < high:
+                return False
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
+
+
 def validate_message(data: Any) -> Message:
-    """Validate an already-decoded JSON value as a trace or a feedback event."""
+    """Validate an already-decoded JSON value as a trace or a feedback event (the lenient lane)."""
     if not isinstance(data, dict):
         raise TraceError("not_object", f"expected a JSON object, got {_json_type(data)}")
-    if data.get("type") == "feedback":
-        model: type[Trace] | type[FeedbackEvent] = FeedbackEvent
-    else:
-        model = Trace
+    try:
+        if data.get("type") == "feedback":
+            return FeedbackEvent.model_validate(data)
         if needs_adapting(data):
             data = adapt(data)
-    try:
-        return model.model_validate(data)
+        return TraceInput.model_validate(data).to_trace()
     except ValidationError as exc:
         raise _trace_error(exc) from exc
+
+
+def validate_trace(data: Any) -> Trace:
+    """Validate a decoded JSON object as a trace, never a feedback event (tools and tests)."""
+    message = validate_message(data)
+    if not isinstance(message, Trace):
+        raise TraceError("wrong_type", "a feedback event, not a trace")
+    return message
 
 
 def _trace_error(exc: ValidationError) -> TraceError:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import structlog
 
 from monitor.exceptions import StoreError, StoreRejected
@@ -85,7 +86,7 @@ class ReviewSink:
         if not flagged:
             return
         reasons = [flag["reason"] for flag in record["flags"]]
-        case = _Case(trace.model_dump(mode="json"), record, reasons, late and record["judge"] is None)
+        case = _Case(msgspec.to_builtins(trace), record, reasons, late and record["judge"] is None)
         with self._lock:
             if len(self._queue) >= self._max_queued:
                 dropped = self._queue.popleft()

@@ -12,7 +12,7 @@ from monitor.cli import main
 from monitor.embeddings import LocalE5Embedder
 from monitor.golden import GoldenChecker, GoldenMatcher, GoldenSet
 from monitor.numeric import NumericRules
-from monitor.trace import Trace
+from monitor.trace import Trace, validate_trace
 from tests.support.banhang import GOLDEN, POLICY
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -29,7 +29,7 @@ BAD = {
 
 
 def _trace(answer: str, question: str = "giao hang noi thanh mat may ngay vay shop") -> Trace:
-    return Trace.model_validate({**BAD, "trace_id": "live-1", "question": question, "answer": answer})
+    return validate_trace({**BAD, "trace_id": "live-1", "question": question, "answer": answer})
 
 
 def test_promoted_case_matches_live_traffic_and_checks_its_numbers(

@@ -22,7 +22,7 @@ from monitor.review import open_store
 from monitor.review.sink import ReviewSink
 from monitor.review.sqlite import SqliteBackend
 from monitor.review.store import ReviewStore
-from monitor.trace import Trace
+from monitor.trace import Trace, validate_trace
 from tests.support.daemon import ragmon_executable
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -37,7 +37,7 @@ def _trace(trace_id: str, **fields: Any) -> Trace:
         "answer": "Bạn có 45 ngày để đổi trả.",
         "retrieved_chunks": [CHUNK],
     }
-    return Trace.model_validate({**base, **fields})
+    return validate_trace({**base, **fields})
 
 
 def _record(trace: Trace) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from monitor.rulepacks import RulePacks
 from monitor.sampler import Sampler
 from monitor.sampling import NOT_SAMPLED, SamplingPolicy
 from monitor.signals import compute_signals
-from monitor.trace import Trace
+from monitor.trace import validate_trace
 
 ROOT = Path(__file__).parents[2]
 CASES = ROOT / "tests" / "data" / "conditional"
@@ -185,7 +185,7 @@ def test_every_packaged_pack_validates() -> None:
 
 
 def _assessment(rules: ConditionalRules, question: str, answer: str) -> Assessment:
-    trace = Trace.model_validate(
+    trace = validate_trace(
         {
             "trace_id": "t1",
             "question": question,

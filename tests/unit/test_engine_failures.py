@@ -18,7 +18,7 @@ from monitor.pipeline import Item
 from monitor.review.sink import ReviewSink
 from monitor.sinks import ResultsFile
 from monitor.sources import open_source
-from monitor.trace import Trace
+from monitor.trace import Feedback, Trace
 from tests.support.pipeline import make_engine, make_pipeline, run_to_end
 
 
@@ -162,7 +162,7 @@ def test_cached_verdicts_give_the_budget_back() -> None:
     pipeline = make_pipeline(judge=CachedJudge())
     budget = pipeline.sampler.policy.budget
     item = Item(
-        Trace(trace_id="t", question="q", answer="a", feedback={"rating": "negative"}), Origin(path="x")
+        Trace(trace_id="t", question="q", answer="a", feedback=Feedback(rating="negative")), Origin(path="x")
     )
 
     async def run() -> float | None:

@@ -6,6 +6,7 @@ import importlib.resources
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 
@@ -44,7 +45,7 @@ def policy(tmp_path: Path, sample_all: bool = False, **overrides: Any) -> Sampli
 
 
 def _raw(t: Trace) -> bytes:
-    return t.model_dump_json().encode("utf-8")
+    return msgspec.json.encode(t)
 
 
 def test_the_window_keeps_message_bytes_and_parses_them_back() -> None:

@@ -23,7 +23,7 @@ from monitor.retrieval import score_ranking
 from monitor.rulepacks import RulePacks
 from monitor.sampling import NOT_SAMPLED
 from monitor.signals import compute_signals
-from monitor.trace import Trace
+from monitor.trace import validate_trace
 
 DESIGN_REASONS = {
     "numeric_unsupported",
@@ -51,7 +51,7 @@ def assess(
     **trace: Any,
 ) -> Assessment:
     """An assessment with the given findings, on a trace with the given fields."""
-    t = Trace.model_validate({"trace_id": "t", "question": "q", "answer": "a", **trace})
+    t = validate_trace({"trace_id": "t", "question": "q", "answer": "a", **trace})
     numeric = NumericReport(
         tuple(unsupported or ()), tuple(Conflict("day", (Decimal(7), Decimal(30))) for _ in range(conflicts))
     )

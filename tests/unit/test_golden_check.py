@@ -7,6 +7,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+import msgspec
 import pytest
 
 from monitor.embeddings import LocalE5Embedder
@@ -135,7 +136,7 @@ def test_retrieval_miss_and_unlabelled_chunks(golden: GoldenSet, checker: Golden
     check = checker.check(missed)
     assert check is not None and check.first_hit_rank is None and check.reciprocal_rank == 0.0
     assert [reason for reason, _ in check.flags()] == ["golden_retrieval_miss"]
-    unlabelled = missed.model_copy(update={"retrieved_chunks": (Chunk(text="x"),)})
+    unlabelled = msgspec.structs.replace(missed, retrieved_chunks=(Chunk(text="x"),))
     check = checker.check(unlabelled)
     assert check is not None and check.retrieval is None and check.flags() == []
     assert check.as_dict()["reciprocal_rank"] is None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from monitor.signals import compute_signals
-from monitor.trace import Trace
+from monitor.trace import Trace, validate_trace
 
 
 def _trace(**kw: object) -> Trace:
-    return Trace.model_validate({"trace_id": "t", "question": "q", "answer": "an answer", **kw})
+    return validate_trace({"trace_id": "t", "question": "q", "answer": "an answer", **kw})
 
 
 def test_retrieval_stats_and_citations() -> None:
