@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
 import orjson
 
 from monitor.exceptions import TraceError
@@ -44,8 +45,7 @@ class _Pending:
     updated: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Assembled:
+class Assembled(msgspec.Struct, frozen=True):
     """A message built from parts, and the raw messages it was built from; ``pending`` when it was
     counted against its parts while they waited (a trace gathered by the assembler)."""
 

@@ -9,8 +9,9 @@ only from there on.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from monitor.conditional import ConditionalReport
 from monitor.flags import LATE_REASONS, Flag
@@ -25,8 +26,7 @@ from monitor.signals import Signals
 from monitor.trace import Trace
 
 
-@dataclass(frozen=True, slots=True)
-class Assessment:
+class Assessment(msgspec.Struct, frozen=True):
     """The cheap stages' results for one trace; ``late`` marks a re-run on late feedback."""
 
     trace: Trace
@@ -61,8 +61,7 @@ class Assessment:
             yield from self.conditional.kinds()
 
 
-@dataclass(frozen=True, slots=True)
-class Judgement:
+class Judgement(msgspec.Struct, frozen=True):
     """The judge's answer for one trace: verdicts and scores, or the error that stood in their way."""
 
     result: JudgeResult | None
@@ -71,8 +70,7 @@ class Judgement:
     elapsed_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
+class Evaluation(msgspec.Struct, frozen=True):
     """A trace fully handled: its assessment, its judgement (if judged) and its flags."""
 
     assessment: Assessment

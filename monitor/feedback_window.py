@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
 from typing import Literal
 
 import msgspec
@@ -39,8 +38,7 @@ LATE_OUTCOMES: tuple[LateOutcome, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Remembered:
+class Remembered(msgspec.Struct, frozen=True):
     """A remembered trace as the bytes it came in, whether it was judged, and its size in memory."""
 
     raw: bytes
@@ -108,7 +106,7 @@ class FeedbackWindow:
         with self._lock:
             entry = self._entries.get(trace_id)
             if entry is not None:
-                self._entries[trace_id] = replace(entry, judged=True)
+                self._entries[trace_id] = msgspec.structs.replace(entry, judged=True)
 
     def _pop(self, trace_id: str) -> None:
         entry = self._entries.pop(trace_id, None)
@@ -116,8 +114,7 @@ class FeedbackWindow:
             self._nbytes -= entry.nbytes
 
 
-@dataclass(frozen=True, slots=True)
-class LateFeedback:
+class LateFeedback(msgspec.Struct, frozen=True):
     """What a late feedback event led to; ``trace`` is the remembered trace with the feedback attached."""
 
     outcome: LateOutcome

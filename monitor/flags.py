@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from monitor.numeric.model import Quantity, json_number
@@ -37,8 +38,7 @@ _MAX_ITEM_CHARS = 40
 _MAX_DETAIL_CHARS = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Flag:
+class Flag(msgspec.Struct, frozen=True):
     """One reason a human should look at a trace, with a short detail and a severity."""
 
     reason: str

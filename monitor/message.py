@@ -5,12 +5,12 @@ The bottom of the layers: sources, the loop, dead-letter sinks and logging all s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+
+class Origin(msgspec.Struct, frozen=True):
     """Where a message came from: a Kafka topic/partition/offset, or a file and line number."""
 
     topic: str | None = None
@@ -34,8 +34,7 @@ class Origin:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     """One raw message and its origin; ``key`` is the Kafka key when there is one.
 
     A source that decodes a container format itself (OTLP spans, a JSON array) and finds a part it

@@ -19,9 +19,9 @@ import threading
 import time
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 from prometheus_client import CollectorRegistry, Gauge
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
@@ -78,8 +78,7 @@ class LabelCap:
             return value
 
 
-@dataclass(frozen=True, slots=True)
-class Versions:
+class Versions(msgspec.Struct, frozen=True):
     """A trace's version labels, capped: what the quality and retrieval series are broken down by."""
 
     model_id: str

@@ -14,9 +14,9 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
 import structlog
 
 from monitor.assessment import Assessment, Evaluation, Judgement
@@ -49,8 +49,7 @@ class SinkLike(Protocol):
     def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(msgspec.Struct, frozen=True):
     """One trace to assess: where it came from, and a decision made elsewhere (late feedback)."""
 
     trace: Trace

@@ -32,9 +32,9 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -75,8 +75,7 @@ _HASH_SPACE = float(2**64)
 _RANK = {reason: i for i, reason in enumerate((SAMPLE_ALL, *REASONS))}
 
 
-@dataclass(frozen=True, slots=True)
-class TraceSignals:
+class TraceSignals(msgspec.Struct, frozen=True):
     """The cheap per-trace facts the policy samples on, computed by the pipeline before sampling."""
 
     negative_feedback: bool = False
@@ -88,8 +87,7 @@ class TraceSignals:
     golden_match: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Admission:
+class Admission(msgspec.Struct, frozen=True):
     """The policy's decision for one trace; ``reasons`` holds every reason that picked it."""
 
     judged: bool
@@ -168,6 +166,14 @@ class SamplingPolicy:
         self.low_score_threshold = rules.low_score_threshold
         self.sample_all = sample_all
         self._reasons: Mapping[str, _Reason] = rules.reasons
+        # Per configured reason: the hash key's prefix and its probability, so a draw costs one hash,
+        # and none for a reason that always (1.0) or never (0.0) picks.
+        self._draws = {
+            reason: (f"{self.salt}\x1f{reason}\x1f".encode(), rule.probability)
+            for reason, rule in rules.reasons.items()
+        }
+        self._priority = {reason: rule.priority for reason, rule in rules.reasons.items()}
+        self._priority[SAMPLE_ALL] = MAX_PRIORITY + 1
         self._estimate = rules.estimate
         self._metrics = metrics
         budget = rules.budget
@@ -205,32 +211,40 @@ class SamplingPolicy:
 
     def priority(self, reason: str) -> int:
         """The configured priority of ``reason``; ``sample_all`` outranks everything."""
-        if reason == SAMPLE_ALL:
-            return MAX_PRIORITY + 1
-        rule = self._reasons.get(reason)
-        if rule is None:
+        priority = self._priority.get(reason)
+        if priority is None:
             raise ValueError(f"unknown sampling reason {reason!r}")
-        return rule.priority
+        return priority
 
     def picks(self, reason: str, trace_id: str) -> bool:
-        """Whether ``reason``'s probability draw selects this trace id (False for a reason not configured)."""
-        rule = self._reasons.get(reason)
-        return rule is not None and uniform(self.salt, reason, trace_id) < rule.probability
+        """Whether ``reason``'s probability draw selects this trace id (False for a reason not configured).
+
+        The same draw as ``uniform(salt, reason, trace_id) < probability``, with the key's prefix
+        prepared once.
+        """
+        draw = self._draws.get(reason)
+        if draw is None:
+            return False
+        prefix, probability = draw
+        if probability >= 1.0 or probability <= 0.0:
+            return probability >= 1.0  # uniform is in [0, 1): no hash can change the outcome
+        digest = hashlib.blake2b(prefix + trace_id.encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big") / _HASH_SPACE < probability
 
     def applicable(self, signals: TraceSignals) -> list[str]:
-        """The reasons whose signal is present, before any probability draw."""
+        """The reasons whose signal is present, before any probability draw, in catalog order."""
         score = signals.top_score
-        present = {
-            "negative_feedback": signals.negative_feedback,
-            "numeric_finding": signals.numeric_finding,
-            "invalid_citation": signals.invalid_citation,
-            "golden_match": signals.golden_match,
-            "empty_retrieval": signals.empty_retrieval,
-            "no_citation": signals.no_citation,
-            "low_retrieval_score": score is not None and score < self.low_score_threshold,
-            RANDOM: True,
-        }
-        return [reason for reason in REASONS if present[reason]]
+        present = (
+            signals.negative_feedback,
+            signals.numeric_finding,
+            signals.invalid_citation,
+            signals.golden_match,
+            signals.empty_retrieval,
+            signals.no_citation,
+            score is not None and score < self.low_score_threshold,
+            True,  # random: every trace takes part in the baseline's draw
+        )
+        return [reason for reason, here in zip(REASONS, present, strict=True) if here]
 
     def candidates(self, trace: Trace, signals: TraceSignals) -> list[str]:
         """Reasons that apply and won their draw, highest priority first (``sample_all`` leads if on)."""
@@ -242,7 +256,11 @@ class SamplingPolicy:
 
     def ordered(self, reasons: Iterable[str]) -> list[str]:
         """Deduplicate and sort by priority, highest first; ties keep the catalog order."""
-        unique = dict.fromkeys(reasons)
+        unique = list(dict.fromkeys(reasons))
+        if len(unique) < 2:
+            for reason in unique:
+                self.priority(reason)  # an unknown reason is refused, as when sorting
+            return unique
         return sorted(unique, key=lambda r: (-self.priority(r), _RANK.get(r, len(_RANK))))
 
     def estimate_tokens(self, trace: Trace) -> int:

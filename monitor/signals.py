@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from monitor.trace import Trace
 
 
-@dataclass(frozen=True, slots=True)
-class Signals:
+class Signals(msgspec.Struct, frozen=True):
     """What a trace shows without any model: the inputs to sampling, flags and the cheap metrics."""
 
     chunk_count: int

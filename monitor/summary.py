@@ -33,7 +33,8 @@ class Summary:
         """Count one handled trace (a late re-run adds only what the metrics add for it)."""
         a = ev.assessment
         self.traces += not a.late
-        self.flagged.update(flag.reason for flag in ev.counted_flags)
+        if ev.flags:
+            self.flagged.update(flag.reason for flag in ev.counted_flags)
         self.golden_matched += a.golden is not None and not a.late
         j = ev.judgement
         if j is None:
