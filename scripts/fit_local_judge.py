@@ -44,9 +44,11 @@ TEST = [name.replace(".dev", ".test") for name in DEV]
 FLAG = 0.80  # the low_faithfulness warning band of rules/flags.yaml
 SUPPORTED = 0.5  # a claim more likely supported than not is supported (chunk usefulness, context metrics)
 L2 = [1e-4, 1e-3, 0.01, 0.1]
-# Left out, as chosen on dev: numbers_bad, flip and condition_dropped are caps (rules' `decided:`), not
-# weights; question anchoring (fitted on HaluEval before) did not help on this data.
-DROPPED = ("numbers_bad", "anchor", "flip", "condition_dropped")
+# Left out, as chosen on dev: numbers_bad, flip, condition_dropped and antonym are caps (rules'
+# `decided:`), not weights; question anchoring (fitted on HaluEval before) did not help on this data;
+# the content-word pairs (claim and answer) took negative weights beside `order`, which they nearly
+# duplicate, and leaving them out moved no dev file by more than 0.003 (mean AUROC up 0.001).
+DROPPED = ("numbers_bad", "anchor", "flip", "condition_dropped", "antonym", "pairs", "answer_pairs")
 Floats = npt.NDArray[np.float64]
 
 

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RE = re.compile(f"[{CJK}]")
+# the (semi-)voiced sound marks of kana: a different syllable, not a diacritic to fold away
+_KANA_MARKS = "\u3099\u309a"
+_KANA_MARKS_RE = re.compile(f"[{_KANA_MARKS}]")
 _ARABIC_RE = re.compile(r"[\u0600-\u06ff]")
 _VI_MARKS_RE = re.compile(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 _VI_PLAIN_WORDS = frozenset("khong duoc cua la va cho ngay trong nhung cac mot nay thi hoac neu".split())
@@ -97,7 +100,9 @@ def fold(text: str) -> str:
     Cached: the judge folds each context sentence several times per trace, and popular chunks recur.
     """
     decomposed = unicodedata.normalize("NFKD", text.lower().replace("đ", "d").replace("Đ", "d"))
-    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch) or ch in _KANA_MARKS)
+    if _KANA_MARKS_RE.search(folded):  # "が" is not "か": kana keep their voicing marks, recomposed
+        folded = unicodedata.normalize("NFC", folded)
     return folded.replace("ي", "ی").replace("ك", "ک").replace("\u200c", " ")
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
+import unicodedata
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -53,14 +55,22 @@ Vector = npt.NDArray[np.float64]
 _ANCHOR_MAX_UNITS = 8
 # Coverage of its content words from which a claim with flipped polarity contradicts, not paraphrases.
 _COPIED = 0.9
+_QUANTITY_CACHE = 4096  # context sentences whose quantities are kept (like the fold and unit caches)
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 _KANA = re.compile(r"[\u3040-\u30ff]")
+# name-like runs of a claim (``names_novel``): katakana words, ideograph runs, words of spaced scripts
+_NAME_RUN = re.compile(rf"[\u30a0-\u30ff]{{2,}}|[\u3400-\u4dbf\u4e00-\u9fff]{{2,}}|[^\W_{CJK}]+")
 _WORD = re.compile(rf"[^\W_{CJK}]+")
 _TOKEN = re.compile(rf"[^\W_{CJK}]+|[{CJK}]+")
-_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩０１２３４５６７８９", "012345678901234567890123456789")
+# Latin letters with diacritics: text that carries them is read as written (see ``_negated``)
+_MARKED = re.compile(r"[\u00e0-\u024f\u1e00-\u1eff]")
+_NEGATABLE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")  # "nor'easter" is one word, not "nor"
+# a number starts after no letter of a spaced script: in Chinese and Japanese it follows a character
+# ("は9日", "共39人"), which the older rule (no word character before it) left unread
 _NUMBER = re.compile(
-    r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(万|亿|千|million|billion|thousand|triệu|tỷ|nghìn|ngàn|میلیون|میلیارد|هزار)?",
+    rf"(?<![.,])(?<![^\W{CJK}])(\d+(?:[.,]\d+)*)\s*(万|亿|千|million|billion|thousand|triệu|tỷ|nghìn|ngàn|میلیون|میلیارد|هزار)?",
     re.IGNORECASE,
 )
 _MULTIPLIER = {"万": 1e4, "亿": 1e8, "千": 1e3, "million": 1e6, "billion": 1e9, "thousand": 1e3}
@@ -119,6 +129,64 @@ def _parse_number(raw: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Antonyms:
+    """Word pairs of opposite meaning (``antonyms:`` in the rules), matched lowercase with diacritics kept:
+    whole words in spaced scripts, substrings in Chinese and Japanese."""
+
+    opposites: Mapping[str, tuple[str, ...]]
+    words: re.Pattern[str] | None
+    cjk: re.Pattern[str] | None
+
+    @classmethod
+    def from_rules(cls, lists: Mapping[str, Any]) -> Antonyms:
+        """``lists``: per language, entries ``"word/opposite"``."""
+        opposites: dict[str, set[str]] = {}
+        for entry in (e for items in lists.values() for e in items):
+            a, sep, b = str(entry).partition("/")
+            if not sep or not a.strip() or not b.strip():
+                raise ConfigError(f"an antonym entry is 'word/opposite', found {entry!r}")
+            a, b = _lowered(a.strip()), _lowered(b.strip())
+            opposites.setdefault(a, set()).add(b)
+            opposites.setdefault(b, set()).add(a)
+        ordered = sorted(opposites, key=len, reverse=True)
+        spaced = [re.escape(w) for w in ordered if not _CJK_RUN.search(w)]
+        cjk = [re.escape(w) for w in ordered if _CJK_RUN.search(w)]
+        return cls(
+            {w: tuple(sorted(o)) for w, o in opposites.items()},
+            re.compile(rf"(?<!\w)(?:{'|'.join(spaced)})(?!\w)") if spaced else None,
+            re.compile("|".join(cjk)) if cjk else None,
+        )
+
+    def terms(self, text: str) -> set[str]:
+        """The listed words in ``text`` (already lowercased)."""
+        found: set[str] = set()
+        for pattern in (self.words, self.cjk):
+            if pattern is not None:
+                found.update(pattern.findall(text))
+        return found
+
+    def contradicted(self, claim: str, context: str, context_terms: set[str]) -> bool:
+        """The claim says a word no chunk says whose opposite a chunk says (both lowercased;
+        ``context_terms``: ``terms(context)``)."""
+        said = self.terms(claim)
+        for word in said - context_terms:
+            if any(o not in said and _holds(context, o) for o in self.opposites[word]):
+                return True
+        return False
+
+
+def _holds(text: str, term: str) -> bool:
+    if _CJK_RUN.search(term):
+        return term in text
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text) is not None
+
+
+def _lowered(text: str) -> str:
+    """Lowercase, diacritics kept (NFC)."""
+    return unicodedata.normalize("NFC", text.lower())
+
+
+@dataclass(frozen=True, slots=True)
 class LocalJudgeRules:
     """Everything the local judge reads from ``rules/``: weights, word lists and phrase packs."""
 
@@ -145,6 +213,9 @@ class LocalJudgeRules:
     unsupported_below: float = 0.7  # an unsupported claim's score stays below this
     conditions: re.Pattern[str] | None = None
     attribution: tuple[re.Pattern[str], ...] = ()
+    negation_marked: frozenset[str] = frozenset()  # the cues as written, for text with its diacritics
+    negation_added: tuple[str, ...] = ()  # substring cues read only for ``negation_added`` (ja)
+    antonyms: Antonyms = Antonyms({}, None, None)
 
     @classmethod
     def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
@@ -183,6 +254,11 @@ class LocalJudgeRules:
                 unsupported_below=float(data.get("score_scale", {}).get("unsupported_below", 0.7)),
                 conditions=_alternation(_words(data.get("conditions", {}))),
                 attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
+                negation_marked=_marked_words({k: v for k, v in negation.items() if k not in ("zh", "ja")}),
+                negation_added=tuple(
+                    str(c) for items in (data.get("negation_added") or {}).values() for c in items
+                ),
+                antonyms=Antonyms.from_rules(data.get("antonyms") or {}),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
@@ -241,6 +317,11 @@ def _words(lists: Mapping[str, Any], skip: str = "") -> frozenset[str]:
     if bad := [w for w in words if not isinstance(w, str)]:
         raise ConfigError(f"word lists must hold strings, found {bad!r} (quote YAML words like 'no' or 'on')")
     return frozenset(fold(w) for w in words)
+
+
+def _marked_words(lists: Mapping[str, Any]) -> frozenset[str]:
+    """The words of every language's list lowercased as written (diacritics kept)."""
+    return frozenset(_lowered(str(w)) for items in lists.values() for w in items)
 
 
 def _read_yaml(path: Any) -> dict[str, Any]:
@@ -348,6 +429,8 @@ class LocalJudge:
         self.rules = LocalJudgeRules.load(rules_dir)
         self._numbers: NumberExtractor = numeric if numeric is not None else NumericRules.load()
         self._bare = PlainNumbers()
+        # quantities per context sentence: every claim with a number reads all of them, and chunks recur
+        self._quantities: OrderedDict[str, frozenset[tuple[float, str | None]]] = OrderedDict()
 
     @property
     def name(self) -> str:
@@ -430,7 +513,8 @@ class LocalJudge:
             for i, text in enumerate(texts)
         ]
         weakest = min((row[FEATURES.index("window")] for row in rows), default=0.0)
-        rows = [[*row, weakest] for row in rows]
+        added = self._added(texts, item)
+        rows = [[*row, weakest, *extra] for row, extra in zip(rows, added, strict=True)]
         features = np.array(rows, dtype=np.float64).reshape(len(claims), len(FEATURES))
         return Measured(claims, features, window, owner, language)
 
@@ -477,6 +561,35 @@ class LocalJudge:
             anchor,
         ]
 
+    def _added(self, texts: Sequence[str], item: JudgeInput) -> list[list[float]]:
+        """Per claim, what it adds to the chunks: ``antonym``, ``negation_added``, ``names_novel``."""
+        whole = " ".join(chunk.text for chunk in item.chunks)
+        lowered, folded = _lowered(whole), fold(whole)
+        cues, terms = self._cues(whole), self.rules.antonyms.terms(lowered)
+        asked = fold(item.question)
+        out = []
+        for text in texts:
+            names = {fold(n) for n in _NAME_RUN.findall(text)}
+            novel = [n for n in names if n not in folded and n not in asked]
+            out.append(
+                [
+                    float(self.rules.antonyms.contradicted(_lowered(text), lowered, terms)),
+                    float(bool(self._cues(text) - cues)),
+                    float(np.log1p(len(novel))),
+                ]
+            )
+        return out
+
+    def _cues(self, text: str) -> set[str]:
+        """The negation cues in ``text``: words (read with their diacritics when the text has them) and
+        the Chinese and Japanese substring cues."""
+        lowered = _lowered(text)
+        if _MARKED.search(lowered):
+            found = set(_NEGATABLE.findall(lowered)) & self.rules.negation_marked
+        else:
+            found = set(_NEGATABLE.findall(fold(text))) & self.rules.negation
+        return found | {c for c in (*self.rules.negation_zh, *self.rules.negation_added) if c in text}
+
     def _condition_dropped(self, text: str, context: _Context) -> bool:
         """A quantity of the claim that the chunks state only under a condition the claim and the
         question do not carry ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày")."""
@@ -492,8 +605,14 @@ class LocalJudge:
                 return True
         return False
 
-    def _sentence_quantities(self, sentence: str) -> set[tuple[float, str | None]]:
-        return {(round(float(q.value), 6), q.unit) for q in self._numbers.extract(sentence)}
+    def _sentence_quantities(self, sentence: str) -> frozenset[tuple[float, str | None]]:
+        found = self._quantities.get(sentence)
+        if found is None:
+            found = frozenset((round(float(q.value), 6), q.unit) for q in self._numbers.extract(sentence))
+            self._quantities[sentence] = found
+            if len(self._quantities) > _QUANTITY_CACHE:
+                self._quantities.popitem(last=False)
+        return found
 
     def _unattributed(self, text: str) -> str:
         """The claim without a trailing attribution ("... theo chính sách của BanHang"): the source's name
@@ -608,8 +727,12 @@ class LocalJudge:
             return any(cue in text for cue in self.rules.negation_ja)
         if any(cue in text for cue in self.rules.negation_zh) and _CJK_RUN.search(text):
             return True
-        words = set(re.findall(r"[^\W_]+(?:['’][^\W_]+)*", folded))  # "nor'easter" is not "nor"
-        return bool(words & self.rules.negation) or "n't" in folded
+        lowered = unicodedata.normalize("NFC", text.lower())
+        if _MARKED.search(lowered):
+            # the diacritics are there to read: folded, "áp dụng" (apply) would be "đừng" (don't) and
+            # "chùa" (pagoda) "chưa" (not yet); only text typed without them is matched folded
+            return bool(set(_NEGATABLE.findall(lowered)) & self.rules.negation_marked) or "n't" in folded
+        return bool(set(_NEGATABLE.findall(folded)) & self.rules.negation) or "n't" in folded
 
     def _is_claim(self, text: str) -> bool:
         return self.rules.is_claim(text)

@@ -20,7 +20,13 @@ Every feature is lexical or numeric (no embedding), measured against **all chunk
 - ``size``: log1p of the claim's content units; ``anchor``: question anchoring of short claims;
 - answer-level, shared by the answer's claims: ``answer_coverage`` (every folded word token),
   ``answer_chars`` (character bigrams), ``answer_pairs``, ``answer_novel_run`` and ``answer_weakest``
-  (the lowest window coverage of any of its claims: one unsupported sentence makes a summary unfaithful).
+  (the lowest window coverage of any of its claims: one unsupported sentence makes a summary unfaithful);
+- ``antonym``: the claim holds a word no chunk holds whose antonym a chunk does hold ("giảm" where the
+  chunks say "tăng", "最后" for "第一"; pairs in ``antonyms:`` of the rules), capped by ``decided``;
+- ``negation_added``: the claim holds a negation cue that no chunk holds;
+- ``names_novel``: log1p of the claim's name-like runs found in no chunk (katakana and ideograph runs of
+  two or more characters, words of spaced scripts): Chinese and Japanese have no spaces, so these
+  runs stand in for the words and names a summary adds.
 
 ``SupportModel`` is a logistic regression over these features, standardized with the mean and
 standard deviation of the claim's language and clipped to +-3 deviations (``rules/local_judge.yaml``,
@@ -59,6 +65,9 @@ FEATURES = (
     "answer_pairs",
     "answer_novel_run",
     "answer_weakest",
+    "antonym",
+    "negation_added",
+    "names_novel",
 )
 Matrix = npt.NDArray[np.float64]
 CLIP = 3.0  # standardized features are clipped to +-CLIP deviations

@@ -60,6 +60,12 @@ def test_fold_removes_vietnamese_diacritics_and_unifies_persian_letters() -> Non
     assert fold("علي") == fold("علی")
 
 
+def test_fold_keeps_the_voicing_marks_of_kana() -> None:
+    """ "が" is another syllable than "か": folding keeps kana's (semi-)voiced marks, recomposed."""
+    assert fold("調査団が、ガイドラインでパン") == "調査団が、ガイドラインでパン"
+    assert fold("ﾊﾟﾝ") == "パン"
+
+
 def test_split_sentences_ignores_empty_and_punctuation_only_pieces() -> None:
     """Line breaks and stray punctuation do not produce empty sentences."""
     assert split_sentences("One.\n\n...\nTwo!") == ["One.", "Two!"]

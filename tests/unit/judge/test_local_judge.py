@@ -15,6 +15,7 @@ from monitor.exceptions import ConfigError
 from monitor.judge.base import ClaimVerdict, JudgeChunk, JudgeInput, JudgeResult
 from monitor.judge.claims import split_claims
 from monitor.judge.local import (
+    Antonyms,
     LocalJudge,
     PlainNumbers,
     anchoring,
@@ -23,6 +24,7 @@ from monitor.judge.local import (
     unit_sequence,
     word_pairs,
 )
+from monitor.judge.support import FEATURES
 
 DATA = Path(__file__).parents[2] / "data" / "local_judge"
 CASES: list[dict[str, Any]] = yaml.safe_load((DATA / "judge.yaml").read_text(encoding="utf-8"))
@@ -216,6 +218,69 @@ def test_negation_elsewhere_in_a_long_sentence_does_not_contradict(judge: LocalJ
     assert storm.scores.faithfulness >= 0.8
     flipped = run(judge, "Is shipping free?", "Shipping is not free for orders over 50 dollars.", [chunk])
     assert flipped.scores.faithfulness == 0.0
+
+
+def features(judge: LocalJudge, answer: str, chunks: list[str], question: str = "q") -> dict[str, float]:
+    item = JudgeInput(
+        "t-1", question, answer, tuple(JudgeChunk(f"c{i + 1}", c) for i, c in enumerate(chunks))
+    )
+    row = judge.measure(item).features[0]
+    return {name: float(value) for name, value in zip(FEATURES, row, strict=True)}
+
+
+def test_vietnamese_words_that_fold_to_a_negation_cue_do_not_negate(judge: LocalJudge) -> None:
+    """With its diacritics "áp dụng" (apply) is not "đừng" (don't) nor "chùa" "chưa": no polarity
+    mismatch; typed without diacritics, "chua" still negates."""
+    chunk = "Chính sách này không áp dụng cho hàng giảm giá."
+    copied = features(judge, "Chính sách này không áp dụng cho hàng giảm giá.", [chunk])
+    assert copied["mismatch"] == 0.0 and copied["flip"] == 0.0
+    applied = features(judge, "Chính sách này áp dụng cho hàng giảm giá.", [chunk])
+    assert applied["flip"] == 1.0
+    assert features(judge, "Đơn hàng đã được giao.", ["Đơn hàng chưa được giao."])["mismatch"] == 1.0
+    assert features(judge, "don hang da duoc giao", ["don hang chua duoc giao"])["mismatch"] == 1.0
+
+
+def test_numbers_after_a_cjk_character_are_read(judge: LocalJudge) -> None:
+    """ "は9日" holds the number 9 (the old rule wanted no word character before it), full-width too."""
+    assert [q.value for q in PlainNumbers().extract("調査団は9日、３兆ドル、共39人")] == [9.0, 3.0, 39.0]
+    chunk = "調査団は10日、武漢を訪問した。"
+    assert features(judge, "調査団は9日、武漢を訪問した。", [chunk])["numbers_bad"] == 1.0
+    assert features(judge, "調査団は10日、武漢を訪問した。", [chunk])["numbers_bad"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "chunk"),
+    [
+        ("Thử nghiệm hiệu quả là bước cuối cùng.", "Thử nghiệm hiệu quả là bước đầu tiên."),
+        ("Sales decreased in 2020.", "Sales increased in 2020."),
+        ("今年价格下降了。", "今年价格上升了。"),
+        ("輸出が増加した。", "輸出が減少した。"),
+    ],
+)
+def test_an_antonym_of_the_chunks_word_caps_the_claim(judge: LocalJudge, answer: str, chunk: str) -> None:
+    """A claim saying the opposite word of the chunk's (and not the chunk's word) is capped (`decided`)."""
+    assert features(judge, answer, [chunk])["antonym"] == 1.0
+    assert features(judge, chunk, [chunk])["antonym"] == 0.0
+    claim = run(judge, "q", answer, [chunk]).verdicts.claims[0]
+    assert claim.score is not None and claim.score <= judge.scaled(judge.rules.decided["antonym"])
+
+
+def test_antonym_entries_must_be_pairs() -> None:
+    """An antonym entry without its '/' is a configuration error, not a silent no-op."""
+    with pytest.raises(ConfigError, match="word/opposite"):
+        Antonyms.from_rules({"en": ["increase"]})
+
+
+def test_added_negation_and_novel_names_are_measured(judge: LocalJudge) -> None:
+    """A negation no chunk holds, and name-like runs no chunk holds (katakana, ideographs, words)."""
+    chunk = "WHOの調査団は武漢を訪問した。"
+    added = features(judge, "WHOの調査団は武漢を訪問しなかった。", [chunk])
+    assert added["negation_added"] == 1.0
+    copied = features(judge, "WHOの調査団は武漢を訪問した。", [chunk])
+    assert copied["negation_added"] == 0.0 and copied["names_novel"] == 0.0
+    assert features(judge, "アンダーセン基地の調査団は武漢を訪問した。", [chunk])["names_novel"] > 0.0
+    asked = features(judge, "BanHang ships free.", ["Shipping is free."], question="Does BanHang ship free?")
+    assert asked["names_novel"] == features(judge, "Ships free.", ["Shipping is free."])["names_novel"] > 0
 
 
 def test_thousands_separators_do_not_split_claims() -> None:
