@@ -189,18 +189,40 @@ class Engine:
         self.metrics.record_progress()
 
     async def _dispatch(self, items: list[tuple[Item, Message]]) -> None:
+        """Judge the sampled traces in tasks of their own; finish the others together, in order."""
         assessed = await self.pipeline.assess([item for item, _ in items])
+        cheap: list[tuple[Assessment, Message]] = []
         for (item, message), a in zip(items, assessed, strict=True):
-            set_message(message.origin, item.trace.trace_id)
             if isinstance(a, Exception):
+                set_message(message.origin, item.trace.trace_id)
                 log.error("trace_failed", stage="assess", error=f"{type(a).__name__}: {a}")
                 self._reject(message, PROCESSING_ERROR, f"{type(a).__name__}: {a}")
             elif a.to_judge:
+                set_message(message.origin, item.trace.trace_id)  # the task inherits the context
                 task = asyncio.create_task(self._judge_and_finish(a, message))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
             else:
-                self._finish(a, None, message)
+                cheap.append((a, message))
+        if cheap:
+            self._finish_many(cheap)
+
+    def _finish_many(self, cheap: list[tuple[Assessment, Message]]) -> None:
+        """Finish unjudged traces as one batch: counted, summarized and acked together."""
+        evaluations = self.pipeline.finish_many([a for a, _ in cheap])
+        handled: list[Message] = []
+        for (a, message), evaluation in zip(cheap, evaluations, strict=True):
+            if isinstance(evaluation, Exception):
+                set_message(message.origin, a.trace.trace_id)
+                log.error("trace_failed", stage="finish", exc_info=evaluation)
+                self._reject(message, PROCESSING_ERROR, f"{type(evaluation).__name__}: {evaluation}")
+                continue
+            self.summary.add(evaluation)
+            if evaluation.flags:
+                set_message(message.origin, a.trace.trace_id)
+                log.debug("trace_flagged", reasons=[flag.reason for flag in evaluation.flags])
+            handled.append(message)
+        self.source.ack(*handled)
 
     def _decode(self, message: Message) -> Item | None:
         """The trace a message carries (or the remembered one late feedback re-runs); None when handled."""

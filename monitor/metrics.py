@@ -132,6 +132,19 @@ class FastHistogram(Collector):
             series[index] += 1
             series[-1] += value
 
+    def observe_many(self, labels: Labels, values: Sequence[float]) -> None:
+        """``observe`` for many values of one series, under one lock."""
+        bounds, width = self.bounds, len(self.bounds) + 2
+        with self._lock:
+            series = self._series.get(labels)
+            if series is None:
+                series = self._series[labels] = [0.0] * width
+            total = series[-1]
+            for value in values:
+                series[bisect_left(bounds, value)] += 1
+                total += value  # one by one, as ``observe`` adds: the same float sum
+            series[-1] = total
+
     def collect(self) -> Iterable[Metric]:
         family = HistogramMetricFamily(self.name, self.doc, labels=self.labelnames)
         with self._lock:
@@ -334,36 +347,63 @@ class Metrics:
             self.traces.inc(("invalid",))
 
     def record_assessment(self, a: Assessment) -> None:
-        """Every per-trace series of the cheap path (a late re-run adds nothing here: it was counted)."""
-        s, v = a.signals, a.versions
-        index = (v.index_version,)
-        self.traces.inc(("ok",))
-        self.trace_versions.inc((v.model_id, v.prompt_version, v.index_version))
-        self.chunk_count.observe((), s.chunk_count)
-        self.answer_chars.observe((), s.answer_chars)
-        if s.top_score is not None:
-            self.retrieval_top_score.observe(index, s.top_score)
-        if s.mean_score is not None:
-            self.retrieval_mean_score.observe(index, s.mean_score)
-        if s.latency_ms is not None:
-            self.answer_latency.observe((v.prompt_version,), s.latency_ms / 1000)
-        if s.feedback is not None:
-            self.feedback.inc((s.feedback,))
-        if s.empty_retrieval:
-            self.signal_events.inc(("empty_retrieval", v.index_version))
-        if not s.citations_present:
-            self.signal_events.inc(("no_citation", v.index_version))
-        if s.invalid_citations:
-            self.signal_events.inc(("invalid_citation", v.index_version))
-        for kind, unit in a.findings():
-            self.numeric_findings.inc((kind, unit))
-        golden = a.golden
-        if golden is not None:
-            self.golden_matched.inc()
-            if golden.reciprocal_rank is not None:  # None: the trace's chunks carry no section labels
-                self.golden_rr.observe(index, golden.reciprocal_rank)
-                rank = golden.first_hit_rank
-                self.golden_first_hit.observe(index, rank if rank is not None else self.golden_k + 1)
+        """Every per-trace series of the cheap path for one trace (see ``record_assessments``)."""
+        self.record_assessments((a,))
+
+    def record_assessments(self, batch: Sequence[Assessment]) -> None:
+        """Every per-trace series of the cheap path, for a batch of traces (a late re-run adds nothing
+        here: it was counted). Observations are gathered per series, then each series takes its lock
+        once for the batch."""
+        if not batch:
+            return
+        counts: dict[tuple[FastCounter, Labels], int] = {}
+        observed: dict[tuple[FastHistogram, Labels], list[float]] = {}
+
+        def inc(counter: FastCounter, labels: Labels) -> None:
+            key = (counter, labels)
+            counts[key] = counts.get(key, 0) + 1
+
+        def observe(histogram: FastHistogram, labels: Labels, value: float) -> None:
+            values = observed.get((histogram, labels))
+            if values is None:
+                observed[(histogram, labels)] = [value]
+            else:
+                values.append(value)
+
+        for a in batch:
+            s, v = a.signals, a.versions
+            index = (v.index_version,)
+            inc(self.trace_versions, (v.model_id, v.prompt_version, v.index_version))
+            observe(self.chunk_count, (), s.chunk_count)
+            observe(self.answer_chars, (), s.answer_chars)
+            if s.top_score is not None:
+                observe(self.retrieval_top_score, index, s.top_score)
+            if s.mean_score is not None:
+                observe(self.retrieval_mean_score, index, s.mean_score)
+            if s.latency_ms is not None:
+                observe(self.answer_latency, (v.prompt_version,), s.latency_ms / 1000)
+            if s.feedback is not None:
+                inc(self.feedback, (s.feedback,))
+            if s.empty_retrieval:
+                inc(self.signal_events, ("empty_retrieval", v.index_version))
+            if not s.citations_present:
+                inc(self.signal_events, ("no_citation", v.index_version))
+            if s.invalid_citations:
+                inc(self.signal_events, ("invalid_citation", v.index_version))
+            for kind, unit in a.findings():
+                inc(self.numeric_findings, (kind, unit))
+            golden = a.golden
+            if golden is not None:
+                inc(self.golden_matched, ())
+                if golden.reciprocal_rank is not None:  # None: the trace's chunks carry no section labels
+                    observe(self.golden_rr, index, golden.reciprocal_rank)
+                    rank = golden.first_hit_rank
+                    observe(self.golden_first_hit, index, rank if rank is not None else self.golden_k + 1)
+        self.traces.inc(("ok",), len(batch))
+        for (counter, labels), count in counts.items():
+            counter.inc(labels, count)
+        for (histogram, labels), values in observed.items():
+            histogram.observe_many(labels, values)
 
     def record_outcome(self, a: Assessment, flags: Sequence[Flag]) -> None:
         """What a handling adds beyond the cheap path: the sampling reasons it was judged for, its flags."""

@@ -25,7 +25,7 @@ from monitor.exceptions import JudgeError
 from monitor.flags import FlagRules
 from monitor.golden import GoldenCheck, GoldenChecker
 from monitor.judge.base import Judge, JudgeChunk, JudgeInput
-from monitor.logging import throttled
+from monitor.logging import set_message, throttled
 from monitor.message import Origin
 from monitor.metrics import Metrics
 from monitor.numeric import NumericRules
@@ -202,6 +202,37 @@ class Pipeline:
         """Raise flags, hand the result record to the sinks that want it, then record the metrics."""
         timed = self._clock == 0  # the trace _numeric chose
         started = time.perf_counter() if timed else 0.0
+        evaluation = self._evaluate(a, j)
+        if not a.late:
+            self.metrics.record_assessments((a,))
+        self.metrics.record_outcome(a, evaluation.counted_flags)
+        if timed:
+            self.metrics.record_stage("sinks", time.perf_counter() - started)
+        return evaluation
+
+    def finish_many(self, batch: Sequence[Assessment]) -> list[Evaluation | Exception]:
+        """``finish`` for a batch's unjudged traces: flags and sinks per trace, then the cheap-path
+        metrics of every trace that got through, recorded together (one lock per series, not per
+        trace). A trace whose flags or sink write failed is returned as its exception, uncounted."""
+        out: list[Evaluation | Exception] = []
+        counted: list[Assessment] = []
+        for a in batch:
+            set_message(a.origin, a.trace.trace_id)
+            try:
+                evaluation = self._evaluate(a, None)
+            except Exception as exc:  # noqa: BLE001 - this trace's failure; the loop dead-letters it
+                out.append(exc)
+                continue
+            out.append(evaluation)
+            if not a.late:
+                counted.append(a)
+            if evaluation.flags or a.sampling.judged:
+                self.metrics.record_outcome(a, evaluation.counted_flags)
+        self.metrics.record_assessments(counted)
+        return out
+
+    def _evaluate(self, a: Assessment, j: Judgement | None) -> Evaluation:
+        """The flags, and the result record handed to the sinks that want it."""
         evaluation = Evaluation(a, j, self.flags.evaluate(a, j))
         flagged = bool(evaluation.flags)
         if flagged or self._every_trace:
@@ -209,11 +240,6 @@ class Pipeline:
             for sink in self.sinks:
                 if flagged or sink.every_trace:
                     sink.write(a.trace, record, flagged, a.late)
-        if not a.late:
-            self.metrics.record_assessment(a)
-        self.metrics.record_outcome(a, evaluation.counted_flags)
-        if timed:
-            self.metrics.record_stage("sinks", time.perf_counter() - started)
         return evaluation
 
     def unwritten(self) -> tuple[int, int]:

@@ -79,12 +79,16 @@ class AssembledSource:
                 self._parts[id(built.message)] = built.parts
         return built.message
 
-    def ack(self, message: Message) -> None:
+    def ack(self, *messages: Message) -> None:
+        done: list[Message] = []
         with self._lock:
-            parts = self._parts.pop(id(message), None)
-            done = [message] if parts is None else self.reader.release(parts)
-        for raw in done:
-            self.inner.ack(raw)
+            for message in messages:
+                parts = self._parts.pop(id(message), None) if self._parts else None
+                if parts is None:
+                    done.append(message)
+                else:
+                    done.extend(self.reader.release(parts))
+        self.inner.ack(*done)
 
     def commit(self) -> None:
         self.inner.commit()

@@ -45,8 +45,9 @@ class Source(Protocol):
 
     def poll(self, max_records: int, timeout_s: float) -> list[Message]: ...
 
-    def ack(self, message: Message) -> None:
-        """Mark one message (as ``poll`` returned it) fully handled; thread-safe."""
+    def ack(self, *messages: Message) -> None:
+        """Mark messages (as ``poll`` returned them) fully handled; thread-safe. The loop acks a poll's
+        cheap traces together, so a source takes its lock once per batch, not once per trace."""
         ...
 
     def commit(self) -> None:
@@ -76,7 +77,7 @@ class Unpositioned:
     """What a source without offsets to persist (a file, a document, an HTTP receiver) does for them:
     nothing to acknowledge or commit, and no lag to report."""
 
-    def ack(self, message: Message) -> None:
+    def ack(self, *messages: Message) -> None:
         return None
 
     def commit(self) -> None:

@@ -221,21 +221,24 @@ class KafkaSource:
             return []
         out: list[Message] = []
         for tp, records in batches.items():
-            for record in records:
-                self._tracker.started((tp.topic, tp.partition), record.offset)
-                out.append(
-                    Message(
-                        value=record.value if record.value is not None else b"",
-                        origin=Origin(topic=tp.topic, partition=tp.partition, offset=record.offset),
-                        key=record.key,
-                    )
+            topic, partition = tp.topic, tp.partition
+            self._tracker.started_many((topic, partition), [record.offset for record in records])
+            out.extend(
+                Message(
+                    record.value if record.value is not None else b"",
+                    Origin(topic, partition, record.offset),
+                    record.key,
                 )
+                for record in records
+            )
         return out
 
-    def ack(self, message: Message) -> None:
-        origin = message.origin
-        if origin.topic is not None and origin.partition is not None and origin.offset is not None:
-            self._tracker.done((origin.topic, origin.partition), origin.offset)
+    def ack(self, *messages: Message) -> None:
+        self._tracker.done_many(
+            ((o.topic, o.partition), o.offset)
+            for o in (message.origin for message in messages)
+            if o.topic is not None and o.partition is not None and o.offset is not None
+        )
 
     def commit(self) -> None:
         self._commit(self._tracker.to_commit())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 Partition = tuple[str, int]
@@ -37,17 +38,33 @@ class OffsetTracker:
             if state.first is None:
                 state.first = offset
 
+    def started_many(self, partition: Partition, offsets: list[int]) -> None:
+        """``started`` for a poll's offsets of one partition, in order, under one lock."""
+        if not offsets:
+            return
+        with self._lock:
+            state = self._parts.setdefault(partition, _PartitionState())
+            state.pending.extend(offsets)
+            if state.first is None:
+                state.first = offsets[0]
+
     def done(self, partition: Partition, offset: int) -> None:
         """Mark ``offset`` fully handled; unknown partitions (revoked meanwhile) are ignored."""
+        self.done_many(((partition, offset),))
+
+    def done_many(self, handled: Iterable[tuple[Partition, int]]) -> None:
+        """``done`` for many (partition, offset) pairs under one lock."""
         with self._lock:
-            state = self._parts.get(partition)
-            if state is None or not state.pending or offset < state.pending[0]:
-                return  # revoked meanwhile, or an old ack from before a revoke and reassign
-            state.done.add(offset)
-            while state.pending and state.pending[0] in state.done:
-                head = state.pending.popleft()
-                state.done.discard(head)
-                state.committable = head + 1
+            for partition, offset in handled:
+                state = self._parts.get(partition)
+                if state is None or not state.pending or offset < state.pending[0]:
+                    continue  # revoked meanwhile, or an old ack from before a revoke and reassign
+                state.done.add(offset)
+                pending, done = state.pending, state.done
+                while pending and pending[0] in done:
+                    head = pending.popleft()
+                    done.discard(head)
+                    state.committable = head + 1
 
     def to_commit(self, partitions: set[Partition] | None = None) -> dict[Partition, int]:
         """Positions that advanced since the last commit, optionally limited to some partitions."""
