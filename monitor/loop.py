@@ -33,7 +33,7 @@ from monitor.progress import Progress
 from monitor.server import Health
 from monitor.sources.base import DeadLetterSink, Source
 from monitor.summary import Summary
-from monitor.trace import FeedbackEvent, parse_message
+from monitor.trace import FeedbackEvent, Trace, parse_message
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -177,12 +177,18 @@ class Engine:
         """
         items: list[tuple[Item, Message]] = []
         for message in messages:
-            if _maybe_feedback(message) and items:
-                await self._dispatch(items)
-                items = []
-            item = self._decode(message)
-            if item is not None:
-                items.append((item, message))
+            parsed = self._decode(message)
+            if parsed is None:
+                continue
+            if isinstance(parsed, FeedbackEvent):
+                if items:
+                    await self._dispatch(items)
+                    items = []
+                late = self._late(parsed, message)
+                if late is not None:
+                    items.append((late, message))
+                continue
+            items.append((Item(parsed, message.origin, raw=message.value), message))
         if items:
             await self._dispatch(items)
         set_message(None)  # tasks started above keep their own copy of the context
@@ -224,34 +230,34 @@ class Engine:
             handled.append(message)
         self.source.ack(*handled)
 
-    def _decode(self, message: Message) -> Item | None:
-        """The trace a message carries (or the remembered one late feedback re-runs); None when handled."""
+    def _decode(self, message: Message) -> Trace | FeedbackEvent | None:
+        """The trace or feedback event a message carries; None when it was dead-lettered."""
         self.summary.messages += 1
-        set_message(message.origin)
         try:
-            return self._decoded(message)
+            if message.rejected is not None:
+                set_message(message.origin)
+                self._reject(message, *message.rejected)
+                return None
+            return parse_message(message.value, self._max_bytes)
+        except TraceError as exc:
+            set_message(message.origin)
+            self._reject(message, exc.reason, exc.detail)
         except Exception as exc:  # noqa: BLE001 - a poison message must not stop the loop; it is dead-lettered
+            set_message(message.origin)
+            log.exception("message_failed")
+            self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
+        return None
+
+    def _late(self, event: FeedbackEvent, message: Message) -> Item | None:
+        """The remembered trace late feedback re-runs, or None when there is nothing to re-run."""
+        set_message(message.origin, event.trace_id)
+        self.summary.feedback_events += 1
+        try:
+            late: LateFeedback = self.pipeline.sampler.late(event)
+        except Exception as exc:  # noqa: BLE001 - same poison policy as decoding: dead-lettered, loop goes on
             log.exception("message_failed")
             self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
             return None
-
-    def _decoded(self, message: Message) -> Item | None:
-        if message.rejected is not None:
-            self._reject(message, *message.rejected)
-            return None
-        try:
-            parsed = parse_message(message.value, self._max_bytes)
-        except TraceError as exc:
-            self._reject(message, exc.reason, exc.detail)
-            return None
-        if isinstance(parsed, FeedbackEvent):
-            set_message(message.origin, parsed.trace_id)
-            return self._late(parsed, message)
-        return Item(parsed, message.origin, raw=message.value)
-
-    def _late(self, event: FeedbackEvent, message: Message) -> Item | None:
-        self.summary.feedback_events += 1
-        late: LateFeedback = self.pipeline.sampler.late(event)
         self.metrics.record_feedback(event.rating, late.outcome)
         log.debug("late_feedback", rating=event.rating, outcome=late.outcome)
         if late.trace is None or late.outcome == "not_negative":
@@ -373,11 +379,6 @@ class Engine:
     def record_unwritten(self) -> None:
         """Copy the sinks' set-aside and still-queued counts into the summary (after they flushed)."""
         self.summary.review_rejected, self.summary.review_unstored = self.pipeline.unwritten()
-
-
-def _maybe_feedback(message: Message) -> bool:
-    """A cheap look for a feedback event (``"type": "feedback"``) before the message is decoded."""
-    return b'"feedback"' in message.value and b'"type"' in message.value
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

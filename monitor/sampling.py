@@ -233,18 +233,24 @@ class SamplingPolicy:
 
     def applicable(self, signals: TraceSignals) -> list[str]:
         """The reasons whose signal is present, before any probability draw, in catalog order."""
+        out = []
+        if signals.negative_feedback:
+            out.append(NEGATIVE_FEEDBACK)
+        if signals.numeric_finding:
+            out.append("numeric_finding")
+        if signals.invalid_citation:
+            out.append("invalid_citation")
+        if signals.golden_match:
+            out.append("golden_match")
+        if signals.empty_retrieval:
+            out.append("empty_retrieval")
+        if signals.no_citation:
+            out.append("no_citation")
         score = signals.top_score
-        present = (
-            signals.negative_feedback,
-            signals.numeric_finding,
-            signals.invalid_citation,
-            signals.golden_match,
-            signals.empty_retrieval,
-            signals.no_citation,
-            score is not None and score < self.low_score_threshold,
-            True,  # random: every trace takes part in the baseline's draw
-        )
-        return [reason for reason, here in zip(REASONS, present, strict=True) if here]
+        if score is not None and score < self.low_score_threshold:
+            out.append("low_retrieval_score")
+        out.append(RANDOM)  # every trace takes part in the baseline's draw
+        return out
 
     def candidates(self, trace: Trace, signals: TraceSignals) -> list[str]:
         """Reasons that apply and won their draw, highest priority first (``sample_all`` leads if on)."""

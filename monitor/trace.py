@@ -337,6 +337,8 @@ def canonical_trace(raw: bytes) -> Trace | None:
 
 def _fits_64_bits(value: Any) -> bool:
     """Whether every integer in a free-form JSON value is one orjson holds exactly; iterative."""
+    if not value:
+        return True
     low, high = _ORJSON_INT
     stack = [value]
     while stack:

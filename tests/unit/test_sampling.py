@@ -391,3 +391,10 @@ def test_negative_feedback_spends_the_shared_budget_first(tmp_path: Path) -> Non
     policy = policy_with(tmp_path, budget=budget)
     lanes = [policy.admit(trace(f"n{n}"), ["negative_feedback"]).lane for n in range(6)]
     assert lanes == ["budget"] * 5 + ["negative_feedback_overflow"]
+
+
+def test_applicable_lists_every_present_reason_in_catalog_order() -> None:
+    """The policy's reasons come in the catalog's order (ties in priority are broken by it)."""
+    policy = SamplingPolicy.load()
+    assert policy.applicable(ALL_SIGNALS) == list(REASONS)
+    assert policy.applicable(TraceSignals()) == ["random"]
