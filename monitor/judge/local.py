@@ -165,12 +165,14 @@ class Antonyms:
                 found.update(pattern.findall(text))
         return found
 
-    def contradicted(self, claim: str, context: str, context_terms: set[str]) -> bool:
-        """The claim says a word no chunk says whose opposite a chunk says (both lowercased;
-        ``context_terms``: ``terms(context)``)."""
+    def contradicted(self, claim: str, context: str) -> bool:
+        """The claim says a word no chunk says whose opposite a chunk says (both lowercased). Only the
+        claim is scanned for the listed words; the context is asked about the few it holds."""
         said = self.terms(claim)
-        for word in said - context_terms:
-            if any(o not in said and _holds(context, o) for o in self.opposites[word]):
+        for word in said:
+            if not _holds(context, word) and any(
+                o not in said and _holds(context, o) for o in self.opposites[word]
+            ):
                 return True
         return False
 
@@ -563,22 +565,34 @@ class LocalJudge:
 
     def _added(self, texts: Sequence[str], item: JudgeInput) -> list[list[float]]:
         """Per claim, what it adds to the chunks: ``antonym``, ``negation_added``, ``names_novel``."""
-        whole = " ".join(chunk.text for chunk in item.chunks)
-        lowered, folded = _lowered(whole), fold(whole)
-        cues, terms = self._cues(whole), self.rules.antonyms.terms(lowered)
+        # the chunks' folded texts are cached (their units were read from them); the context is only
+        # asked about what the claims hold, never scanned for every cue and antonym
+        folded = " ".join(fold(chunk.text) for chunk in item.chunks)
+        lowered = " ".join(_lowered(chunk.text) for chunk in item.chunks)
+        marked = bool(_MARKED.search(lowered))
         asked = fold(item.question)
         out = []
         for text in texts:
             names = {fold(n) for n in _NAME_RUN.findall(text)}
             novel = [n for n in names if n not in folded and n not in asked]
+            added = any(not self._cue_held(c, lowered, folded, marked) for c in self._cues(text))
             out.append(
                 [
-                    float(self.rules.antonyms.contradicted(_lowered(text), lowered, terms)),
-                    float(bool(self._cues(text) - cues)),
+                    float(self.rules.antonyms.contradicted(_lowered(text), lowered)),
+                    float(added),
                     float(np.log1p(len(novel))),
                 ]
             )
         return out
+
+    def _cue_held(self, cue: str, lowered: str, folded: str, marked: bool) -> bool:
+        """Whether the context holds a negation cue of a claim, read as ``_cues`` reads the context: a
+        substring cue anywhere, a word cue as written in text with diacritics, else folded."""
+        if cue in self.rules.negation_zh or cue in self.rules.negation_added:
+            return cue in lowered
+        if marked:
+            return cue in self.rules.negation_marked and _holds(lowered, cue)
+        return cue in self.rules.negation and _holds(folded, cue)
 
     def _cues(self, text: str) -> set[str]:
         """The negation cues in ``text``: words (read with their diacritics when the text has them) and
