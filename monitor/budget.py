@@ -114,8 +114,15 @@ class JudgeBudget:
             return True
 
     def _affordable(self, tokens: int, priority: int) -> bool:
+        """Whether every enabled bucket can pay while keeping its floor for ``priority`` (the trace
+        bucket first: when it is empty the token count does not matter)."""
         reserve = self.settings.reserve
-        return all(b.can_take(amount, b.floor(priority, reserve)) for b, amount in self._wanted(tokens))
+        traces, tokens_bucket = self.traces, self.tokens
+        if traces is not None and not traces.can_take(1.0, traces.floor(priority, reserve)):
+            return False
+        return tokens_bucket is None or tokens_bucket.can_take(
+            float(tokens), tokens_bucket.floor(priority, reserve)
+        )
 
     def _wanted(self, tokens: int) -> list[tuple[TokenBucket, float]]:
         pairs = ((self.traces, 1.0), (self.tokens, float(tokens)))

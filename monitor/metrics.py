@@ -333,12 +333,18 @@ class Metrics:
     def versions(
         self, model_id: str | None, prompt_version: str | None, index_version: str | None
     ) -> Versions:
-        """The capped label values for a trace's versions."""
-        return Versions(
-            self.cap("model_id", model_id),
-            self.cap("prompt_version", prompt_version),
-            self.cap("index_version", index_version),
-        )
+        """The capped label values for a trace's versions (remembered: a value once capped stays so)."""
+        key = (model_id, prompt_version, index_version)
+        versions = self._versions.get(key)
+        if versions is None:
+            versions = Versions(
+                self.cap("model_id", model_id),
+                self.cap("prompt_version", prompt_version),
+                self.cap("index_version", index_version),
+            )
+            if len(self._versions) < _VERSIONS_REMEMBERED:
+                self._versions[key] = versions
+        return versions
 
     def record_invalid(self, reason: str, counted: bool = False) -> None:
         """A dead-lettered message; ``counted`` when its trace was already counted as ok."""
