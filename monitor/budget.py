@@ -234,13 +234,12 @@ class EventClock:
 
 def estimate_text_tokens(text: str) -> int:
     """A cheap token estimate: one per CJK character, one per four other characters (rounded up)."""
-    if not text or max(text) < _CJK_FIRST:  # a scan in C: most texts hold no CJK at all
+    if text.isascii() or _CJK.search(text) is None:  # scans in C: most texts hold no CJK at all
         return -(-len(text) // 4)
     cjk = len(_CJK.findall(text))
     return cjk + -(-(len(text) - cjk) // 4)
 
 
-_CJK_FIRST = "\u3000"
 # Han, kana, Hangul, CJK punctuation and full-width forms: roughly one token per character.
 _CJK = re.compile(
     "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
