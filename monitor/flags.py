@@ -129,6 +129,22 @@ def _invalid_citation(a: Assessment, j: Judgement | None) -> str | None:
     return f"cites {_listing(cited)}; not among the retrieved chunks" if cited else None
 
 
+def _ungrounded_answer(a: Assessment, j: Judgement | None) -> str | None:
+    """Nothing was retrieved, yet the judge found claims and no abstention: every score that would
+    say so is undefined without chunks, so no other reason can see this answer."""
+    result = j.result if j is not None else None
+    if not a.signals.empty_retrieval or result is None:
+        return None
+    verdicts = result.verdicts
+    if verdicts.abstained or not verdicts.claims:
+        return None
+    return f"answered with {_count(len(verdicts.claims), 'claim')} and no retrieved chunk"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _negative_feedback(a: Assessment, j: Judgement | None) -> str | None:
     feedback = a.trace.feedback
     if feedback is None or feedback.rating != "negative":
@@ -177,6 +193,7 @@ REASONS: tuple[Reason, ...] = (
     Reason("golden_retrieval_miss", _golden_retrieval_miss, "warning"),
     *(_score_reason(metric) for metric in QUALITY),
     Reason("invalid_citation", _invalid_citation, "warning"),
+    Reason("ungrounded_answer", _ungrounded_answer, "warning"),
     Reason("negative_feedback", _negative_feedback, "warning", late=True),
     Reason("conflicting_context", _conflicting_context, "warning", enabled=False),
     Reason("judge_error", _judge_error, "info", late=True),

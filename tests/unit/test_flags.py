@@ -24,6 +24,7 @@ from monitor.rulepacks import RulePacks
 from monitor.sampling import NOT_SAMPLED
 from monitor.signals import compute_signals
 from monitor.trace import validate_trace
+from monitor.verdicts import ClaimVerdict
 
 DESIGN_REASONS = {
     "numeric_unsupported",
@@ -40,6 +41,7 @@ DESIGN_REASONS = {
     "judge_error",
     "conflicting_context",
     "unqualified_condition",
+    "ungrounded_answer",  # beyond DESIGN: an answer given with nothing retrieved
 }
 
 
@@ -59,11 +61,17 @@ def assess(
     return Assessment(t, Origin(path="x"), compute_signals(t), versions, numeric, golden, NOT_SAMPLED)
 
 
-def judged(scores: Scores | None = None, *, abstained: bool = False, error: str | None = None) -> Judgement:
+def judged(
+    scores: Scores | None = None,
+    *,
+    abstained: bool = False,
+    error: str | None = None,
+    claims: tuple[ClaimVerdict, ...] = (),
+) -> Judgement:
     if scores is None:
         return Judgement(None, error, "error" if error else "ok", 0.1)
     verdicts = Verdicts(
-        claims=(), chunk_useful=(), reverse_questions=(), noncommittal=(), abstained=abstained
+        claims=claims, chunk_useful=(), reverse_questions=(), noncommittal=(), abstained=abstained
     )
     return Judgement(JudgeResult("local", "v1", verdicts, scores), error, "ok", 0.1)
 
@@ -328,3 +336,23 @@ def test_bad_rules_name_file_and_field(tmp_path: Path, mutate: Any, field: str) 
     mutate(data)
     with pytest.raises(ConfigError, match=rf"flags.yaml: {field}"):
         load_with(tmp_path, data)
+
+
+def test_an_answer_with_nothing_retrieved_is_ungrounded(rules: FlagRules) -> None:
+    """Without chunks every score is undefined: only ``ungrounded_answer`` sees a made-up answer."""
+    claim = ClaimVerdict("Đổi trả trong 30 ngày", supported=False)
+    empty = assess(retrieved_chunks=[])
+    flags = rules.evaluate(empty, judged(scores(), claims=(claim, claim)))
+    flag = only(flags, "ungrounded_answer")
+    assert flag is not None and flag.severity == "warning"
+    assert flag.detail == "answered with 2 claims and no retrieved chunk"
+    assert [f.reason for f in flags] == ["ungrounded_answer"]  # no score could flag it
+    # an honest abstention, an answer without claims, an unjudged trace, a trace with chunks: no flag
+    assert (
+        only(rules.evaluate(empty, judged(scores(), claims=(claim,), abstained=True)), "ungrounded_answer")
+        is None
+    )
+    assert only(rules.evaluate(empty, judged(scores())), "ungrounded_answer") is None
+    assert only(rules.evaluate(empty, None), "ungrounded_answer") is None
+    grounded = assess(retrieved_chunks=[{"chunk_id": "c1", "text": "Đổi trả trong 7 ngày."}])
+    assert only(rules.evaluate(grounded, judged(scores(0.0), claims=(claim,))), "ungrounded_answer") is None
