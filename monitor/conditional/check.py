@@ -55,6 +55,7 @@ _ACCENTS = {
 } | {ord("đ"): "d", ord("Đ"): "d"}
 _Amount = tuple[Decimal, str]
 _COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
+FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
 _Field = Callable[[ConditionalPack], list[str]]
 
 
@@ -73,13 +74,15 @@ def fold(text: str) -> str:
 class _Condition:
     """A condition phrase in a chunk: how it binds, where it is, the words that name it."""
 
-    kind: str  # if | except | scope | group
+    # if, except, scope, group, class (of goods), then ("X thì Y"), threshold ("từ 300.000 đồng")
+    kind: str
     start: int
     end: int
     keys: frozenset[str]
     soft: bool = False  # a group qualified by a plain word, not a tier: maybe only a brand or a topic
     phrase: str = ""  # the condition's words, accent-folded: matched against cross-language equivalents
     terms: frozenset[_Amount] = frozenset()  # values naming the condition ("claims up to 5,000元")
+    anaphoric: bool = False  # a threshold naming an earlier one's value ("đơn dưới mức đó")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,7 @@ class _Statement:
     conditions: tuple[_Condition, ...]
     chunk: str
     text: str
+    topic: frozenset[str] = frozenset()  # content words of the statement's clause: what it is about
 
 
 class _Vocabulary:
@@ -109,14 +113,26 @@ class _Vocabulary:
         self.links = _words(packs, lambda p: p.links)
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
+        self.folded_stopwords = frozenset(w.translate(_ACCENTS) for w in self.stopwords | self.links)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
         self.negations = _matcher(packs, lambda p: p.negations)
         self.thresholds = _ending(packs, lambda p: p.thresholds)
+        self.threshold_words = _matcher(packs, lambda p: p.thresholds)
+        self.then_markers = _matcher(packs, lambda p: p.then_markers)
+        self.classes = _matcher(packs, lambda p: p.classes)
+        self.class_before = _words(packs, lambda p: p.classes if p.qualifier_side == "before" else [])
+        self.anaphors = _matcher(packs, lambda p: p.anaphors)
+        self.ranges = _matcher(packs, lambda p: p.ranges)
+        self.free = _matcher(packs, lambda p: p.free)
+        self.universal = _matcher(packs, lambda p: p.universal)
         self.equivalents = tuple(
             tuple(" ".join(fold(form).split()) for form in group)
             for pack in packs
             for group in pack.equivalents
+        )
+        self.goods = tuple(
+            tuple(" ".join(fold(form).split()) for form in group) for pack in packs for group in pack.goods
         )
         self.kinds = {
             unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units
@@ -182,10 +198,15 @@ def tokens(text: str) -> set[str]:
 class _Asked:
     """What the question and the answer say, folded: their content words, text and quantities."""
 
-    def __init__(self, text: str, amounts: Iterable[_Amount] = ()) -> None:
+    def __init__(
+        self, text: str, amounts: Iterable[_Amount] = (), question_units: Iterable[str] = ()
+    ) -> None:
         self.text = text
         self.words = tokens(text)
         self.amounts = frozenset(amounts)
+        self.question_units = frozenset(question_units)
+        self.universal = False  # the answer speaks of all goods ("mọi món hàng", "anything", "任何商品")
+        self.answer = self  # what the answer alone says
 
     def holds(self, key: str) -> bool:
         """Whether a condition key (a word, a character pair or a tier phrase) is said."""
@@ -216,17 +237,28 @@ class ConditionalRules:
 
     def check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
         """Answer values that only condition-bound statements of ``contexts`` support, unqualified."""
-        said = self._asserted(answer)
+        placed = self._asserted(answer)
+        said = list(dict.fromkeys(quantity for _, quantity in placed))
         if not said or not contexts:
             return ConditionalReport()
         statements = [s for context in contexts for s in self._statements(context)]
+        asked_about = self._quantities(question)
         asked = _Asked(
             fold(f"{question}\n{answer}"),
-            [(q.value, q.unit) for q in [*said, *self._quantities(question)]],
+            # every value the answer names carries a condition, denied or not ("不满300,000越南盾")
+            [(q.value, q.unit) for q in [*self._quantities(answer), *asked_about]],
+            [q.unit for q in asked_about],
         )
+        asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
+        asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said])
+        folded = fold(answer)
+        topics: dict[Quantity, frozenset[str]] = {}
+        for start, quantity in placed:
+            clause = next((folded[a:b] for a, b in _clauses(folded) if a <= start < b), folded)
+            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(clause)
         findings, qualified = [], []
         for quantity in said:
-            finding = self._finding(quantity, statements, asked)
+            finding = self._finding(quantity, statements, asked, topics[quantity])
             if finding is not None:
                 findings.append(finding)
             elif self._qualified(quantity, statements, asked):
@@ -243,14 +275,26 @@ class ConditionalRules:
         )
 
     def _finding(
-        self, quantity: Quantity, statements: Sequence[_Statement], asked: _Asked
+        self,
+        quantity: Quantity,
+        statements: Sequence[_Statement],
+        asked: _Asked,
+        topic: frozenset[str] = frozenset(),
     ) -> ConditionalFinding | None:
         amount = (quantity.value, quantity.unit)
         support = [s for s in statements if s.amount == amount]
         if not support and quantity.unit.startswith(_COUNT):  # "6 lounge visits" for "6 visits"
             support = [s for s in statements if s.amount[0] == quantity.value and _COUNT in s.amount[1]]
-        if not support or any(all(self._carried(c, asked) for c in s.conditions) for s in support):
+        held = [s for s in support if all(self._carried(c, asked) for c in s.conditions)]
+        bound = [s for s in support if s not in held]
+        if not bound:
             return None
+        # The best supporting statement decides: the one whose clause shares most words with the
+        # answer's ("等待期是30天" is DT-3's "等待期为30天", not a reminder "到期前30天"); a tie passes.
+        best = max(bound, key=lambda s: len(s.topic & topic))
+        if held and max(len(s.topic & topic) for s in held) >= len(best.topic & topic):
+            return None
+        support = [best]
         kind = self.vocabulary.kind(support[0].amount[1])
         general = {
             s.amount: s.text
@@ -259,7 +303,7 @@ class ConditionalRules:
             and s.amount[0] != quantity.value
             and all(c.soft or self._carried(c, asked) for c in s.conditions)
         }
-        condition = support[0].conditions[0]
+        condition = next(c for c in best.conditions if not self._carried(c, asked))  # the one dropped
         text = " ".join(support[0].chunk[condition.start : condition.end].split())
         others = tuple(Quantity(value, unit, written) for (value, unit), written in general.items())
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, others)
@@ -267,27 +311,60 @@ class ConditionalRules:
     def _carried(self, condition: _Condition, asked: _Asked) -> bool:
         """Whether the question or answer carries ``condition``: enough of its content words, or, in
         another language, an equivalent of a phrase in it ("nội thành" for "inner city", "市区")."""
+        if condition.kind == "class":
+            return self._class_carried(condition, asked)
         found = sum(1 for key in condition.keys if asked.holds(key))
-        if found > 0 and found >= self.carried_share * len(condition.keys):
+        # "lỗi của BanHang thì": a clause as condition is carried whole, not by the shop's name alone
+        share = 1.0 if condition.kind == "then" else self.carried_share
+        if found > 0 and found >= share * len(condition.keys):
             return True
         if condition.terms & asked.amounts:  # "Claims up to 5,000 yuan: ..." states the condition
             return True
+        if condition.kind == "threshold" and {u for _, u in condition.terms} & asked.question_units:
+            return True  # "Bố tôi 70 tuổi" for "từ 60 tuổi": the customer says where they stand
+        if condition.kind == "class":
+            return self._class_carried(condition, asked)
+        return self._equivalent(condition, asked, self.vocabulary.equivalents)
+
+    def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:
         return any(
             any(_has(condition.phrase, form) for form in group) and any(asked.holds(form) for form in group)
-            for group in self.vocabulary.equivalents
+            for group in groups
         )
+
+    def _class_carried(self, condition: _Condition, asked: _Asked) -> bool:
+        """A class of goods beside another condition ("hàng thời trang" of "thành viên Plus") is dropped
+        only when the answer speaks of all goods ("mọi món hàng", "anything") or the question or answer
+        names goods of another class ("điện thoại", "tablet"); a Plus member asking about the Plus rule
+        gets the Plus value."""
+        universal = asked.universal
+        if universal:  # "mọi món hàng": the answer itself must name the class
+            asked = asked.answer
+        found = sum(1 for key in condition.keys if asked.holds(key))
+        if found and found >= self.carried_share * len(condition.keys):
+            return True
+        if self._equivalent(condition, asked, (*self.vocabulary.equivalents, *self.vocabulary.goods)):
+            return True
+        others = [g for g in self.vocabulary.goods if not any(_has(condition.phrase, f) for f in g)]
+        return not universal and not any(asked.holds(form) for group in others for form in group)
 
     # --- reading a chunk ----------------------------------------------------------------------------
 
-    def _asserted(self, answer: str) -> list[Quantity]:
-        """The answer's values, less those it denies ("Phones don't get 30 days", "手机没有30天政策")."""
+    def _asserted(self, answer: str) -> list[tuple[int, Quantity]]:
+        """The answer's values with their offsets, less those it denies ("Phones don't get 30 days",
+        "手机没有30天政策")."""
         low = lower(answer)
         said = []
         for start, _, quantity in self._found(answer):
             clause = max(low.rfind(mark, 0, start) for mark in ".;!?。；！？,，")
             if self.vocabulary.negations.search(low, clause + 1, start) is None:
-                said.append(quantity)
-        return list(dict.fromkeys(said))
+                said.append((start, quantity))
+        return said
+
+    def _topic(self, folded: str) -> frozenset[str]:
+        """What a folded clause is about: its content words, without numbers and function words."""
+        stop = self.vocabulary.folded_stopwords
+        return frozenset(key for key in tokens(folded) if not key.isdigit() and key not in stop)
 
     def _quantities(self, text: str) -> list[Quantity]:
         """Numeric quantities of ``text`` and counted things ("20 lần", "4 times", "5次"), once each."""
@@ -297,6 +374,11 @@ class ConditionalRules:
         found = self.numeric.locate(text)
         folded = fold(text)
         taken = [(start, end) for start, end, _ in found]
+        surface = nfc(text)
+        for match in self.vocabulary.free.finditer(lower(text)):  # a price without a number
+            if not any(start < match.end() and match.start() < end for start, end in taken):
+                free = Quantity(Decimal(0), FREE, surface[match.start() : match.end()])
+                found.append((match.start(), match.end(), free))
         for match in _COUNTED.finditer(folded):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
@@ -321,18 +403,25 @@ class ConditionalRules:
         outer = _blank(low, inner)  # the sentences around value-holding parentheticals, without them
         out: list[_Statement] = []
         carried: tuple[_Condition, ...] = ()
+        threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
         for start, end in _clauses(low):
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
+            topic = self._topic(low[start:end].translate(_ACCENTS))
             for text, begin, stop in parts:
                 here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
                 conditions = self._conditions(text, surface, begin, stop, [(s, e) for s, e, _ in here])
                 conditions = [self._with_terms(text, c, here) for c in conditions]
+                conditions = [replace(c, terms=threshold) if c.anaphoric else c for c in conditions]
+                threshold = next(
+                    (c.terms for c in reversed(conditions) if c.kind == "threshold" and c.terms), threshold
+                )
                 general = self.vocabulary.general.search(text, begin, stop) is not None
-                if conditions or general:
-                    carried = ()
+                if general or any(c.kind != "threshold" for c in conditions):
+                    carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
                 for position, _, quantity in here:
                     bound = self._bound(text, begin, stop, position, conditions) or carried
-                    out.append(_Statement((quantity.value, quantity.unit), bound, surface, quantity.text))
+                    amount = (quantity.value, quantity.unit)
+                    out.append(_Statement(amount, bound, surface, quantity.text, topic))
                 carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
         return tuple(out)
 
@@ -375,15 +464,25 @@ class ConditionalRules:
             for c in conditions
             if c.kind == "except" and c.start < position < _part(low, start, end, c.start)[1]
         ]
+        # "Khách đổi ý thì ... 30.000 đồng": what stands before "thì" governs the rest of the clause
+        bound += [c for c in conditions if c.kind == "then" and c.end <= position]
+        # "Đơn từ 300.000 đồng trở lên được miễn phí": a threshold governs the other values of its part
+        bound += [
+            c for c in conditions if c.kind == "threshold" and c in inside and not c.start <= position < c.end
+        ]
         groups = [c for c in inside if c.kind == "group"]
         before = [c for c in conditions if c.kind == "group" and c.start < position]
         if groups or not general_part:  # "các gói khác được 3 GB": the part itself is the general case
             bound += groups or before[-1:]  # a later part with its own group starts a new case
+            bound += [c for c in inside if c.kind == "class"]  # "hàng thời trang" of "thành viên Plus"
         return tuple(bound)
 
     def _with_terms(
         self, low: str, condition: _Condition, values: Sequence[tuple[int, int, Quantity]]
     ) -> _Condition:
+        if condition.kind in ("then", "threshold"):  # "từ 300.000 đồng", "Đơn 300.000 đồng thì ..."
+            terms = frozenset((q.value, q.unit) for s, _, q in values if condition.start <= s < condition.end)
+            return replace(condition, terms=terms) if terms else condition
         if condition.kind not in ("if", "scope"):
             return condition
         terms = frozenset((q.value, q.unit) for s, _, q in values if self._term(low, condition, s))
@@ -436,6 +535,8 @@ class ConditionalRules:
                 if keys:
                     phrase = low[begin:stop].translate(_ACCENTS)
                     out.append(_Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase))
+        out += self._thens(low, start, end)
+        out += self._thresholds(low, start, end, values)
         for match in v.groups.finditer(low, start, end):
             condition = self._group(low, surface, start, end, match)
             if condition is None or _inside(condition, excluded):
@@ -449,7 +550,90 @@ class ConditionalRules:
             )
             if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
                 out.append(tier)
+        if any(c.kind not in ("threshold", "then") for c in out):
+            # a class of goods narrows a condition already there ("Hàng thời trang do thành viên Plus
+            # mua"); alone it is mostly the topic ("Phí giao hàng toàn quốc", "fashion items ship ...")
+            people = [(m.start(), m.end()) for m in v.groups.finditer(low, start, end)]
+            for match in v.classes.finditer(low, start, end):
+                goods = self._class(low, start, end, match)
+                if goods is None or _overlaps(match, [*values, *people]) or _inside(goods, [*out, *excluded]):
+                    continue
+                out.append(goods)
         return sorted(out, key=lambda c: c.start)
+
+    def _thens(self, low: str, start: int, end: int) -> list[_Condition]:
+        """Conditions stated before a "then" marker ("Khách đổi ý thì ...", "...的话"): the content
+        words of its comma part before it."""
+        v = self.vocabulary
+        out = []
+        for match in v.then_markers.finditer(low, start, end):
+            part_start, _ = _part(low, start, end, match.start())
+            if v.general.search(low, part_start, match.start()):
+                continue  # "Mọi đơn thì ..." is the general case
+            words = [
+                w.group()
+                for w in _TOKEN.finditer(low, part_start, match.start())
+                if v.content(w.group()) and w.group() not in v.general_words
+            ]
+            keys = self._keys(words[-4:])
+            if keys:
+                phrase = low[part_start : match.end()].translate(_ACCENTS)
+                out.append(_Condition("then", part_start, match.end(), frozenset(keys), phrase=phrase))
+        return out
+
+    def _thresholds(
+        self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]
+    ) -> list[_Condition]:
+        """Thresholds on a value ("từ 300.000 đồng", "over $50", "满300元") or on an earlier one ("dưới
+        mức đó", "below that"): conditions on the other values of their comma part."""
+        v = self.vocabulary
+        out = []
+        for match in v.threshold_words.finditer(low, start, end):
+            after = match.end() + len(low[match.end() : end]) - len(low[match.end() : end].lstrip())
+            term = next(((s, e) for s, e in values if s == after), None)
+            if term is not None and self._range(low, term[1], end):
+                continue  # "từ 7 giờ đến 22 giờ", "from 9 to 5": a range, not a threshold
+            if term is not None:
+                phrase = low[match.start() : term[1]].translate(_ACCENTS)
+                out.append(_Condition("threshold", match.start(), term[1], frozenset(), phrase=phrase))
+                continue
+            anaphor = v.anaphors.match(low, after, end)
+            if anaphor is not None:
+                keys = frozenset(self._keys([match.group()]))
+                phrase = low[match.start() : anaphor.end()].translate(_ACCENTS)
+                condition = _Condition("threshold", match.start(), anaphor.end(), keys, phrase=phrase)
+                out.append(replace(condition, anaphoric=True))
+        return out
+
+    def _range(self, low: str, position: int, end: int) -> bool:
+        rest = len(low[position:end]) - len(low[position:end].lstrip())
+        return self.vocabulary.ranges.match(low, position + rest, end) is not None
+
+    def _class(self, low: str, start: int, end: int, match: re.Match[str]) -> _Condition | None:
+        """A class of goods with its qualifier ("hàng thời trang", "fashion items", "服装类商品"): a
+        condition like a group's (soft: it never hands a scope on to later clauses)."""
+        v = self.vocabulary
+        part_start, part_end = _part(low, start, end, match.start())
+        if " ".join(match.group().split()) in v.class_before:
+            words, head, stop = self._before(low, part_start, match.start()), part_start, match.end()
+            head = max(part_start, match.start() - 24)
+        else:
+            words, head, stop = [], match.start(), match.end()
+            for word in _TOKEN.finditer(low, match.end(), part_end):
+                between = low[stop : word.start()]
+                if len(words) >= 2 or any(c.isdigit() or c in ":：" for c in between):
+                    break
+                if not v.content(word.group()) or word.group() in v.general_words:
+                    break
+                words.append(word.group())
+                stop = word.end()
+        if not words or v.general.search(low, head, stop) is not None:
+            return None  # "所有订单", "hàng toàn quốc": the general case
+        keys = self._keys(words)
+        if not keys:
+            return None
+        phrase = low[head:stop].translate(_ACCENTS)
+        return _Condition("class", head, stop, frozenset(keys), soft=True, phrase=phrase)
 
     def _window(self, low: str, start: int, end: int, limit: int = 4) -> tuple[int, set[str]]:
         """Up to ``limit`` content words after a marker, within its comma part: the condition's name."""

@@ -38,7 +38,14 @@ class ConditionalPack(BaseModel):
     carry_markers: list[Form] = []
     negations: list[Form] = []
     thresholds: list[Form] = []
+    then_markers: list[Form] = []
+    classes: list[Form] = []
+    anaphors: list[Form] = []
+    ranges: list[Form] = []
+    free: list[Form] = []
+    universal: list[Form] = []
     equivalents: list[list[Form]] = []
+    goods: list[list[Form]] = []
     comparable: list[list[Form]] = []
 
 
