@@ -296,10 +296,12 @@ class ConditionalRules:
             return None
         support = [best]
         kind = self.vocabulary.kind(support[0].amount[1])
+        terms = {amount for c in best.conditions for amount in c.terms}  # "từ 300.000 đồng" names it
         general = {
             s.amount: s.text
             for s in statements
             if self.vocabulary.kind(s.amount[1]) == kind
+            and s.amount not in terms
             and s.amount[0] != quantity.value
             and all(c.soft or self._carried(c, asked) for c in s.conditions)
         }
@@ -556,9 +558,11 @@ class ConditionalRules:
             people = [(m.start(), m.end()) for m in v.groups.finditer(low, start, end)]
             for match in v.classes.finditer(low, start, end):
                 goods = self._class(low, start, end, match)
-                if goods is None or _overlaps(match, [*values, *people]) or _inside(goods, [*out, *excluded]):
+                taken = [c for c in out if c.kind == "class"] + excluded
+                if goods is None or _overlaps(match, [*values, *people]) or _inside(goods, taken):
                     continue
                 out.append(goods)
+            out += self._named_goods(low, start, end, out)
         return sorted(out, key=lambda c: c.start)
 
     def _thens(self, low: str, start: int, end: int) -> list[_Condition]:
@@ -604,6 +608,24 @@ class ConditionalRules:
                 condition = _Condition("threshold", match.start(), anaphor.end(), keys, phrase=phrase)
                 out.append(replace(condition, anaphoric=True))
         return out
+
+    def _named_goods(self, low: str, start: int, end: int, out: Sequence[_Condition]) -> list[_Condition]:
+        """Goods named by the lexicon beside another condition ("اعضای طلایی پوشاک را"): a class."""
+        if any(c.kind == "class" for c in out):
+            return []
+        folded = low.translate(_ACCENTS)
+        for group in self.vocabulary.goods:
+            for form in group:
+                pattern = _whole_words(form)
+                match = (
+                    pattern.search(folded, start, end)
+                    if pattern is not None
+                    else (re.compile(re.escape(form)).search(folded, start, end))
+                )
+                if match is not None:
+                    keys = frozenset(self._keys([match.group()]))
+                    return [_Condition("class", match.start(), match.end(), keys, soft=True, phrase=form)]
+        return []
 
     def _range(self, low: str, position: int, end: int) -> bool:
         rest = len(low[position:end]) - len(low[position:end].lstrip())
