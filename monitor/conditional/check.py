@@ -30,6 +30,7 @@ from decimal import Decimal
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.numeric import NumericRules, Quantity
+from monitor.numeric.model import json_number
 from monitor.numeric.text import fold as fold_digits
 from monitor.numeric.text import nfc, parse_number
 from monitor.rulepacks import RulePacks
@@ -55,6 +56,8 @@ _ACCENTS = {
 } | {ord("đ"): "d", ord("Đ"): "d"}
 _Amount = tuple[Decimal, str]
 _COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
+_LABEL = re.compile(r"\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s*$")  # a section label clause: "DT-3.", "SP-2."
+_CLAUSE_KINDS = frozenset({"if", "then", "except", "threshold"})
 FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
 _Field = Callable[[ConditionalPack], list[str]]
 
@@ -119,6 +122,7 @@ class _Vocabulary:
         self.negations = _matcher(packs, lambda p: p.negations)
         self.thresholds = _ending(packs, lambda p: p.thresholds)
         self.threshold_words = _matcher(packs, lambda p: p.thresholds)
+        self.thresholds_after = _matcher(packs, lambda p: p.thresholds_after)
         self.then_markers = _matcher(packs, lambda p: p.then_markers)
         self.classes = _matcher(packs, lambda p: p.classes)
         self.class_before = _words(packs, lambda p: p.classes if p.qualifier_side == "before" else [])
@@ -126,6 +130,7 @@ class _Vocabulary:
         self.ranges = _matcher(packs, lambda p: p.ranges)
         self.free = _matcher(packs, lambda p: p.free)
         self.universal = _matcher(packs, lambda p: p.universal)
+        self.answer_markers = _matcher(packs, lambda p: [*p.answer_markers, *p.if_markers, *p.then_markers])
         self.equivalents = tuple(
             tuple(" ".join(fold(form).split()) for form in group)
             for pack in packs
@@ -252,13 +257,17 @@ class ConditionalRules:
         asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
         asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said])
         folded = fold(answer)
+        low = lower(answer)
         topics: dict[Quantity, frozenset[str]] = {}
+        hedged: dict[Quantity, bool] = {}
         for start, quantity in placed:
-            clause = next((folded[a:b] for a, b in _clauses(folded) if a <= start < b), folded)
-            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(clause)
+            a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
+            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(folded[a:b])
+            hedge = self.vocabulary.answer_markers.search(low, a, b) is not None
+            hedged[quantity] = hedged.get(quantity, False) or hedge
         findings, qualified = [], []
         for quantity in said:
-            finding = self._finding(quantity, statements, asked, topics[quantity])
+            finding = self._finding(quantity, statements, asked, topics[quantity], hedged[quantity])
             if finding is not None:
                 findings.append(finding)
             elif self._qualified(quantity, statements, asked):
@@ -280,12 +289,21 @@ class ConditionalRules:
         statements: Sequence[_Statement],
         asked: _Asked,
         topic: frozenset[str] = frozenset(),
+        hedged: bool = False,
     ) -> ConditionalFinding | None:
         amount = (quantity.value, quantity.unit)
         support = [s for s in statements if s.amount == amount]
         if not support and quantity.unit.startswith(_COUNT):  # "6 lounge visits" for "6 visits"
             support = [s for s in statements if s.amount[0] == quantity.value and _COUNT in s.amount[1]]
-        held = [s for s in support if all(self._carried(c, asked) for c in s.conditions)]
+        # An answer sentence that states a condition of its own ("if it is our error", "因个人原因",
+        # "در این حالت") does not state the value as general: a clause condition (if, then, except,
+        # threshold) counts as carried there even when it is worded in another language than the policy.
+        def carried(condition: _Condition) -> bool:
+            if hedged and condition.kind in _CLAUSE_KINDS:
+                return True
+            return self._carried(condition, asked)
+
+        held = [s for s in support if all(carried(c) for c in s.conditions)]
         bound = [s for s in support if s not in held]
         if not bound:
             return None
@@ -305,7 +323,7 @@ class ConditionalRules:
             and s.amount[0] != quantity.value
             and all(c.soft or self._carried(c, asked) for c in s.conditions)
         }
-        condition = next(c for c in best.conditions if not self._carried(c, asked))  # the one dropped
+        condition = next(c for c in best.conditions if not carried(c))  # the one dropped
         text = " ".join(support[0].chunk[condition.start : condition.end].split())
         others = tuple(Quantity(value, unit, written) for (value, unit), written in general.items())
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, others)
@@ -407,6 +425,8 @@ class ConditionalRules:
         carried: tuple[_Condition, ...] = ()
         threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
         for start, end in _clauses(low):
+            if _LABEL.match(low, start, end):
+                carried = ()  # "SP-2.": a new section; the scope of the last one ends there
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
             topic = self._topic(low[start:end].translate(_ACCENTS))
             for text, begin, stop in parts:
@@ -484,7 +504,12 @@ class ConditionalRules:
     ) -> _Condition:
         if condition.kind in ("then", "threshold"):  # "từ 300.000 đồng", "Đơn 300.000 đồng thì ..."
             terms = frozenset((q.value, q.unit) for s, _, q in values if condition.start <= s < condition.end)
-            return replace(condition, terms=terms) if terms else condition
+            if not terms:
+                return condition
+            if condition.kind == "threshold" and not condition.keys:  # "3+ years" for "three years or more"
+                keys = frozenset(str(json_number(value)) for value, _ in terms)
+                return replace(condition, terms=terms, keys=keys)
+            return replace(condition, terms=terms)
         if condition.kind not in ("if", "scope"):
             return condition
         terms = frozenset((q.value, q.unit) for s, _, q in values if self._term(low, condition, s))
@@ -601,12 +626,18 @@ class ConditionalRules:
                 phrase = low[match.start() : term[1]].translate(_ACCENTS)
                 out.append(_Condition("threshold", match.start(), term[1], frozenset(), phrase=phrase))
                 continue
-            anaphor = v.anaphors.match(low, after, end)
+            anaphor = v.anaphors.match(low, after, end) if term is None else None
             if anaphor is not None:
                 keys = frozenset(self._keys([match.group()]))
                 phrase = low[match.start() : anaphor.end()].translate(_ACCENTS)
                 condition = _Condition("threshold", match.start(), anaphor.end(), keys, phrase=phrase)
                 out.append(replace(condition, anaphoric=True))
+        for begin, stop in values:  # "three years or more", "300.000 đồng trở lên", "300元以上"
+            rest = len(low[stop:end]) - len(low[stop:end].lstrip())
+            marker = v.thresholds_after.match(low, stop + rest, end)
+            if marker is not None and not _inside(_Condition("threshold", begin, stop, frozenset()), out):
+                phrase = low[begin : marker.end()].translate(_ACCENTS)
+                out.append(_Condition("threshold", begin, marker.end(), frozenset(), phrase=phrase))
         return out
 
     def _named_goods(self, low: str, start: int, end: int, out: Sequence[_Condition]) -> list[_Condition]:
