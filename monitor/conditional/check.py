@@ -97,6 +97,7 @@ class _Statement:
     chunk: str
     text: str
     topic: frozenset[str] = frozenset()  # content words of the statement's clause: what it is about
+    script: str = ""  # the chunk's writing (see ``script``): an answer in another cannot quote it
 
 
 class _Vocabulary:
@@ -259,15 +260,15 @@ class ConditionalRules:
         folded = fold(answer)
         low = lower(answer)
         topics: dict[Quantity, frozenset[str]] = {}
-        hedged: dict[Quantity, bool] = {}
+        hedged: dict[Quantity, str] = {}  # the writing of the answer sentence that states a condition
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(folded[a:b])
-            hedge = self.vocabulary.answer_markers.search(low, a, b) is not None
-            hedged[quantity] = hedged.get(quantity, False) or hedge
+            if self.vocabulary.answer_markers.search(low, a, b) is not None:
+                hedged[quantity] = script(low[a:b])
         findings, qualified = [], []
         for quantity in said:
-            finding = self._finding(quantity, statements, asked, topics[quantity], hedged[quantity])
+            finding = self._finding(quantity, statements, asked, topics[quantity], hedged.get(quantity, ""))
             if finding is not None:
                 findings.append(finding)
             elif self._qualified(quantity, statements, asked):
@@ -289,21 +290,21 @@ class ConditionalRules:
         statements: Sequence[_Statement],
         asked: _Asked,
         topic: frozenset[str] = frozenset(),
-        hedged: bool = False,
+        hedged: str = "",
     ) -> ConditionalFinding | None:
         amount = (quantity.value, quantity.unit)
         support = [s for s in statements if s.amount == amount]
         if not support and quantity.unit.startswith(_COUNT):  # "6 lounge visits" for "6 visits"
             support = [s for s in statements if s.amount[0] == quantity.value and _COUNT in s.amount[1]]
-        # An answer sentence that states a condition of its own ("if it is our error", "因个人原因",
-        # "در این حالت") does not state the value as general: a clause condition (if, then, except,
-        # threshold) counts as carried there even when it is worded in another language than the policy.
-        def carried(condition: _Condition) -> bool:
-            if hedged and condition.kind in _CLAUSE_KINDS:
+        # An answer sentence in another writing than the policy that states a condition of its own ("if
+        # it is our error", "因个人原因", "در این حالت") does not state the value as general: a clause
+        # condition (if, then, except, threshold) counts as carried there, since its words cannot be.
+        def carried(condition: _Condition, statement: _Statement) -> bool:
+            if hedged and hedged != statement.script and condition.kind in _CLAUSE_KINDS:
                 return True
             return self._carried(condition, asked)
 
-        held = [s for s in support if all(carried(c) for c in s.conditions)]
+        held = [s for s in support if all(carried(c, s) for c in s.conditions)]
         bound = [s for s in support if s not in held]
         if not bound:
             return None
@@ -323,7 +324,7 @@ class ConditionalRules:
             and s.amount[0] != quantity.value
             and all(c.soft or self._carried(c, asked) for c in s.conditions)
         }
-        condition = next(c for c in best.conditions if not carried(c))  # the one dropped
+        condition = next(c for c in best.conditions if not carried(c, best))  # the one dropped
         text = " ".join(support[0].chunk[condition.start : condition.end].split())
         others = tuple(Quantity(value, unit, written) for (value, unit), written in general.items())
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, others)
@@ -422,6 +423,7 @@ class ConditionalRules:
         inner = [span for span in _parentheticals(low) if any(span[0] <= s < span[1] for s, _, _ in found)]
         outer = _blank(low, inner)  # the sentences around value-holding parentheticals, without them
         out: list[_Statement] = []
+        writing = script(low)
         carried: tuple[_Condition, ...] = ()
         threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
         for start, end in _clauses(low):
@@ -443,7 +445,7 @@ class ConditionalRules:
                 for position, _, quantity in here:
                     bound = self._bound(text, begin, stop, position, conditions) or carried
                     amount = (quantity.value, quantity.unit)
-                    out.append(_Statement(amount, bound, surface, quantity.text, topic))
+                    out.append(_Statement(amount, bound, surface, quantity.text, topic, writing))
                 carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
         return tuple(out)
 
@@ -789,6 +791,19 @@ class ConditionalRules:
                 words.append(word)
             start = match.end()
         return words
+
+
+_VIETNAMESE = frozenset("ăâđêôơưáàảãạấầẩẫậắằẳẵặéèẻẽẹếềểễệíìỉĩịóòỏõọốồổỗộớờởỡợúùủũụứừửữựýỳỷỹỵ")
+
+
+def script(low: str) -> str:
+    """How a lower-cased text is written, to tell an answer that cannot quote a chunk's words: Han,
+    Arabic, Latin with Vietnamese letters, or plain Latin."""
+    if any("\u3400" <= char <= "\u9fff" for char in low):
+        return "han"
+    if any("\u0600" <= char <= "\u06ff" for char in low):
+        return "arabic"
+    return "vietnamese" if any(char in _VIETNAMESE for char in low) else "latin"
 
 
 def _has(text: str, form: str) -> bool:
