@@ -131,6 +131,7 @@ class _Vocabulary:
         self.ranges = _matcher(packs, lambda p: p.ranges)
         self.free = _matcher(packs, lambda p: p.free)
         self.universal = _matcher(packs, lambda p: p.universal)
+        self.everyone = _matcher(packs, lambda p: p.everyone)
         self.answer_markers = _matcher(packs, lambda p: [*p.answer_markers, *p.if_markers, *p.then_markers])
         self.equivalents = tuple(
             tuple(" ".join(fold(form).split()) for form in group)
@@ -213,6 +214,14 @@ class _Asked:
         self.question_units = frozenset(question_units)
         self.universal = False  # the answer speaks of all goods ("mọi món hàng", "anything", "任何商品")
         self.answer = self  # what the answer alone says
+        self.question = self  # what the question alone says
+
+    def for_everyone(self) -> _Asked:
+        """No words carry a condition: an answer that gives a value to everyone ("ai cũng được 30 ngày,
+        không riêng thành viên Plus", "不限会员") drops every condition, even one the asker meets."""
+        out = _Asked("", self.amounts, self.question_units)
+        out.universal, out.answer, out.question = True, self.answer, self.question
+        return out
 
     def holds(self, key: str) -> bool:
         """Whether a condition key (a word, a character pair or a tier phrase) is said."""
@@ -257,18 +266,23 @@ class ConditionalRules:
         )
         asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
         asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said])
+        asked.question = _Asked(fold(question), [(q.value, q.unit) for q in asked_about])
         folded = fold(answer)
         low = lower(answer)
         topics: dict[Quantity, frozenset[str]] = {}
         hedged: dict[Quantity, str] = {}  # the writing of the answer sentence that states a condition
+        everyone: set[Quantity] = set()  # stated for everyone: "ai cũng", "all customers", "不限会员"
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(folded[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
+            if self._everyone(low, a, b):
+                everyone.add(quantity)
         findings, qualified = [], []
         for quantity in said:
-            finding = self._finding(quantity, statements, asked, topics[quantity], hedged.get(quantity, ""))
+            here = asked.for_everyone() if quantity in everyone else asked
+            finding = self._finding(quantity, statements, here, topics[quantity], hedged.get(quantity, ""))
             if finding is not None:
                 findings.append(finding)
             elif self._qualified(quantity, statements, asked):
@@ -381,6 +395,15 @@ class ConditionalRules:
             if self.vocabulary.negations.search(low, clause + 1, start) is None:
                 said.append((start, quantity))
         return said
+
+    def _everyone(self, low: str, start: int, end: int) -> bool:
+        """Whether the answer sentence gives its values to everyone, not denied ("không phải ai cũng",
+        "not everyone", "不是所有人" name the exception instead)."""
+        for match in self.vocabulary.everyone.finditer(low, start, end):
+            before = low[max(start, match.start() - 12) : match.start()]
+            if self.vocabulary.negations.search(before) is None:
+                return True
+        return False
 
     def _topic(self, folded: str) -> frozenset[str]:
         """What a folded clause is about: its content words, without numbers and function words."""

@@ -45,6 +45,7 @@ class ConditionalPack(BaseModel):
     ranges: list[Form] = []
     free: list[Form] = []
     universal: list[Form] = []
+    everyone: list[Form] = []
     answer_markers: list[Form] = []
     equivalents: list[list[Form]] = []
     goods: list[list[Form]] = []
