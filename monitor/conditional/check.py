@@ -216,6 +216,13 @@ class _Asked:
         self.answer = self  # what the answer alone says
         self.question = self  # what the question alone says
 
+    def answer_only(self) -> _Asked:
+        """The answer's words (the question's amounts kept): "所有保单等待期都是30天" asked by a
+        "不是VIP" customer does not carry VIP."""
+        out = _Asked(self.answer.text, self.amounts, self.question_units)
+        out.universal, out.answer, out.question = True, self.answer, self.question
+        return out
+
     def for_everyone(self) -> _Asked:
         """No words carry a condition: an answer that gives a value to everyone ("ai cũng được 30 ngày,
         không riêng thành viên Plus", "不限会员") drops every condition, even one the asker meets."""
@@ -272,16 +279,21 @@ class ConditionalRules:
         topics: dict[Quantity, frozenset[str]] = {}
         hedged: dict[Quantity, str] = {}  # the writing of the answer sentence that states a condition
         everyone: set[Quantity] = set()  # stated for everyone: "ai cũng", "all customers", "不限会员"
+        universal: set[Quantity] = set()  # stated of all: "mọi đơn hàng", "all policies", "所有保单"
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(folded[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
-            if self._everyone(low, a, b):
+            if self._said_of_all(self.vocabulary.everyone, low, a, b):
                 everyone.add(quantity)
+            elif self._said_of_all(self.vocabulary.universal, low, a, b):
+                universal.add(quantity)
         findings, qualified = [], []
         for quantity in said:
             here = asked.for_everyone() if quantity in everyone else asked
+            if quantity in universal:  # a universal claim carries a condition only in its own words
+                here = asked.answer_only()
             finding = self._finding(quantity, statements, here, topics[quantity], hedged.get(quantity, ""))
             if finding is not None:
                 findings.append(finding)
@@ -310,6 +322,7 @@ class ConditionalRules:
         support = [s for s in statements if s.amount == amount]
         if not support and quantity.unit.startswith(_COUNT):  # "6 lounge visits" for "6 visits"
             support = [s for s in statements if s.amount[0] == quantity.value and _COUNT in s.amount[1]]
+
         # An answer sentence in another writing than the policy that states a condition of its own ("if
         # it is our error", "因个人原因", "در این حالت") does not state the value as general: a clause
         # condition (if, then, except, threshold) counts as carried there, since its words cannot be.
@@ -396,10 +409,10 @@ class ConditionalRules:
                 said.append((start, quantity))
         return said
 
-    def _everyone(self, low: str, start: int, end: int) -> bool:
-        """Whether the answer sentence gives its values to everyone, not denied ("không phải ai cũng",
-        "not everyone", "不是所有人" name the exception instead)."""
-        for match in self.vocabulary.everyone.finditer(low, start, end):
+    def _said_of_all(self, matcher: re.Pattern[str], low: str, start: int, end: int) -> bool:
+        """Whether the answer sentence says its values of everyone or all, not denied ("không phải ai
+        cũng", "not everyone", "不是所有人" name the exception instead)."""
+        for match in matcher.finditer(low, start, end):
             before = low[max(start, match.start() - 12) : match.start()]
             if self.vocabulary.negations.search(before) is None:
                 return True
