@@ -74,6 +74,8 @@ class RecordReader:
 
     def read(self, message: Message) -> list[Assembled]:
         """What one raw message yields now (possibly nothing: parts wait for their trace)."""
+        if self._native(message):
+            return [Assembled(message, (message,))]  # most messages: one native record, as it came
         out = list(self._read(message))
         for built in out:
             if not built.pending and built.parts != (built.message,):
@@ -92,6 +94,13 @@ class RecordReader:
                 self._refs.pop(id(raw), None)
                 done.append(raw)
         return done
+
+    def _native(self, message: Message) -> bool:
+        """Whether the message can only be one native record (the bytes' first look, no parse)."""
+        if message.encoding is not None or self.fmt not in ("auto", "json"):
+            return False
+        value = message.value
+        return self.fmt == "json" or not (_maybe_binary_otlp(value) or _maybe_container(value))
 
     def _read(self, message: Message) -> Iterator[Assembled]:
         value = message.value

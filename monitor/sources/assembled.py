@@ -74,7 +74,8 @@ class AssembledSource:
         return [self._backlog.popleft() for _ in range(take)]
 
     def _track(self, built: Assembled) -> Message:
-        if built.parts != (built.message,):
+        parts = built.parts
+        if len(parts) != 1 or parts[0] is not built.message:
             with self._lock:
                 self._parts[id(built.message)] = built.parts
         return built.message
