@@ -201,7 +201,7 @@ class Engine:
         for (item, message), a in zip(items, assessed, strict=True):
             if isinstance(a, Exception):
                 set_message(message.origin, item.trace.trace_id)
-                log.error("trace_failed", stage="assess", error=f"{type(a).__name__}: {a}")
+                log.error("trace_failed", stage="assess", exc_info=a)
                 self._reject(message, PROCESSING_ERROR, f"{type(a).__name__}: {a}")
             elif a.to_judge:
                 set_message(message.origin, item.trace.trace_id)  # the task inherits the context
@@ -214,8 +214,16 @@ class Engine:
             self._finish_many(cheap)
 
     def _finish_many(self, cheap: list[tuple[Assessment, Message]]) -> None:
-        """Finish unjudged traces as one batch: counted, summarized and acked together."""
-        evaluations = self.pipeline.finish_many([a for a, _ in cheap])
+        """Finish unjudged traces as one batch: counted, summarized and acked together. Should the batch
+        path itself fail, each trace is finished on its own, so one bad trace cannot stop the rest."""
+        try:
+            evaluations = self.pipeline.finish_many([a for a, _ in cheap])
+        except Exception:  # noqa: BLE001 - fall back to the per-trace path, which isolates each trace
+            log.exception("batch_finish_failed", traces=len(cheap))
+            for a, message in cheap:
+                set_message(message.origin, a.trace.trace_id)
+                self._finish(a, None, message)
+            return
         handled: list[Message] = []
         for (a, message), evaluation in zip(cheap, evaluations, strict=True):
             if isinstance(evaluation, Exception):
@@ -228,7 +236,8 @@ class Engine:
                 set_message(message.origin, a.trace.trace_id)
                 log.debug("trace_flagged", reasons=[flag.reason for flag in evaluation.flags])
             handled.append(message)
-        self.source.ack(*handled)
+        if handled:
+            self.source.ack(*handled)
 
     def _decode(self, message: Message) -> Trace | FeedbackEvent | None:
         """The trace or feedback event a message carries; None when it was dead-lettered."""

@@ -1,7 +1,7 @@
 """The metric catalog: every Prometheus series ragmon exports, and the methods that record them.
 
 Stages never touch a metric object: they hand their typed results to a recording method here
-(``record_assessment``, ``record_judgement``, ...), which knows the labels by name. Version labels
+(``record_assessments``, ``record_judgement``, ...), which knows the labels by name. Version labels
 (model_id, prompt_version, index_version, judge) pass through ``LabelCap`` so that a producer that
 stamps a new version on every trace cannot blow up cardinality: past the cap, new values become
 ``other``. Quality histograms also carry ``sample`` ("random" for the unbiased baseline, "targeted"
@@ -351,10 +351,6 @@ class Metrics:
         self.invalid.inc((reason,))
         if not counted:
             self.traces.inc(("invalid",))
-
-    def record_assessment(self, a: Assessment) -> None:
-        """Every per-trace series of the cheap path for one trace (see ``record_assessments``)."""
-        self.record_assessments((a,))
 
     def record_assessments(self, batch: Sequence[Assessment]) -> None:
         """Every per-trace series of the cheap path, for a batch of traces (a late re-run adds nothing

@@ -5,7 +5,9 @@ hop to a worker thread for the whole batch, the golden check (it may embed the q
 call runs on the event loop); then the sampling decisions, in message order. ``judge`` scores one
 sampled trace within a per-trace deadline and never raises. ``finish`` raises the flags, hands the
 result record to the sinks, and only then records the metrics: a trace whose sink write fails is
-dead-lettered uncounted, so the metrics, the summary and the files agree on one outcome per trace.
+dead-lettered uncounted, so the metrics, the summary and the files agree on one outcome per trace (a
+failure to record metrics is logged; the trace, already written, is still acked). ``finish_many``
+does the same for a poll's unjudged traces, recording their metrics together.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ class Pipeline:
             if isinstance(found, Exception) or isinstance(matched, Exception):
                 out.append(found if isinstance(found, Exception) else matched)  # type: ignore[arg-type]
                 continue
+            set_message(item.origin, item.trace.trace_id)  # sampling may log about this trace
             try:
                 out.append(self._assessment(item, found, matched))
             except Exception as exc:  # noqa: BLE001 - a poison trace is dead-lettered by the loop
@@ -203,9 +206,12 @@ class Pipeline:
         timed = self._clock == 0  # the trace _numeric chose
         started = time.perf_counter() if timed else 0.0
         evaluation = self._evaluate(a, j)
-        if not a.late:
-            self.metrics.record_assessments((a,))
-        self.metrics.record_outcome(a, evaluation.counted_flags)
+        try:
+            if not a.late:
+                self.metrics.record_assessments((a,))
+            self.metrics.record_outcome(a, evaluation.counted_flags)
+        except Exception:  # noqa: BLE001 - the trace is written and must be acked: a metrics bug is logged
+            log.exception("metrics_failed", traces=1)
         if timed:
             self.metrics.record_stage("sinks", time.perf_counter() - started)
         return evaluation
@@ -213,22 +219,30 @@ class Pipeline:
     def finish_many(self, batch: Sequence[Assessment]) -> list[Evaluation | Exception]:
         """``finish`` for a batch's unjudged traces: flags and sinks per trace, then the cheap-path
         metrics of every trace that got through, recorded together (one lock per series, not per
-        trace). A trace whose flags or sink write failed is returned as its exception, uncounted."""
+        trace). A trace whose flags or sink write failed is returned as its exception, uncounted; a
+        failure to record the batch's metrics is logged and loses no trace (they are in the sinks)."""
+        started = time.perf_counter()
         out: list[Evaluation | Exception] = []
         counted: list[Assessment] = []
         for a in batch:
             set_message(a.origin, a.trace.trace_id)
             try:
                 evaluation = self._evaluate(a, None)
+                if evaluation.flags or a.sampling.judged:
+                    self.metrics.record_outcome(a, evaluation.counted_flags)
             except Exception as exc:  # noqa: BLE001 - this trace's failure; the loop dead-letters it
                 out.append(exc)
                 continue
             out.append(evaluation)
             if not a.late:
                 counted.append(a)
-            if evaluation.flags or a.sampling.judged:
-                self.metrics.record_outcome(a, evaluation.counted_flags)
-        self.metrics.record_assessments(counted)
+        set_message(None)
+        try:
+            self.metrics.record_assessments(counted)
+        except Exception:  # noqa: BLE001 - the traces are written and must be acked: a metrics bug is logged
+            log.exception("metrics_failed", traces=len(counted))
+        if batch:
+            self.metrics.record_stage("sinks", (time.perf_counter() - started) / len(batch))
         return out
 
     def _evaluate(self, a: Assessment, j: Judgement | None) -> Evaluation:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
@@ -165,7 +165,6 @@ class SamplingPolicy:
         self.salt = rules.salt
         self.low_score_threshold = rules.low_score_threshold
         self.sample_all = sample_all
-        self._reasons: Mapping[str, _Reason] = rules.reasons
         # Per configured reason: the hash key's prefix and its probability, so a draw costs one hash,
         # and none for a reason that always (1.0) or never (0.0) picks.
         self._draws = {

@@ -18,6 +18,7 @@ Messages reach it by one of two lanes that give the same trace for the same byte
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -170,6 +171,7 @@ class ChunkInput(BaseModel):
     text: str = ""
 
     def to_chunk(self) -> Chunk:
+        """The chunk; unknown fields land in its ``metadata`` (an explicit ``metadata`` wins on a clash)."""
         extra = dict(self.__pydantic_extra__ or {})
         explicit = extra.pop("metadata", None) if isinstance(extra.get("metadata"), dict) else None
         metadata = {**extra, **explicit} if explicit else extra
@@ -193,7 +195,10 @@ class FeedbackInput(BaseModel):
         return normalize_rating(value)
 
     def to_feedback(self) -> Feedback:
-        return Feedback(self.rating, self.reason, dict(self.__pydantic_extra__ or {}))
+        """The feedback; unknown fields land in its ``metadata``, as a chunk's do."""
+        extra = dict(self.__pydantic_extra__ or {})
+        explicit = extra.pop("metadata", None) if isinstance(extra.get("metadata"), dict) else None
+        return Feedback(self.rating, self.reason, {**extra, **explicit} if explicit else extra)
 
 
 class TraceInput(BaseModel):
@@ -294,11 +299,8 @@ def parse_message(raw: bytes, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Mes
     """
     if len(raw) > max_bytes:
         raise TraceError("too_large", f"{len(raw)} bytes is over the {max_bytes}-byte cap")
-    trace = canonical_trace(raw)
-    if trace is not None:
-        return trace
     try:
-        return validate_message(decode_json(raw))
+        return canonical_trace(raw) or validate_message(decode_json(raw))
     except TraceError:
         raise
     except RecursionError as exc:
@@ -328,11 +330,31 @@ def canonical_trace(raw: bytes) -> Trace | None:
         return None
     if trace.reference_contexts or any(chunk.metadata for chunk in trace.retrieved_chunks):
         return None
+    if trace.timestamp is not None and not _plain_timestamp(raw):
+        return None
     if not (_fits_64_bits(trace.usage) and _fits_64_bits(trace.metadata)):
         return None
     if trace.feedback is not None and trace.feedback.metadata:
         return None
     return trace
+
+
+_TIMESTAMP_KEY = b'"timestamp"'
+# A fraction of more than six digits: msgspec rounds it to the microsecond, pydantic truncates it.
+_LONG_FRACTION = re.compile(rb'"timestamp"\s*:\s*"[^"]*?[.,]\d{7}')
+
+
+def _plain_timestamp(raw: bytes) -> bool:
+    """Whether the message's timestamp is written so that both lanes read the same instant: its key
+    found as written (not escaped), with at most microseconds."""
+    at = raw.find(_TIMESTAMP_KEY)
+    if at < 0:
+        return False  # the key was escaped ("timest\u0061mp"): let the lenient lane read it
+    while at >= 0:
+        if _LONG_FRACTION.match(raw, at):
+            return False
+        at = raw.find(_TIMESTAMP_KEY, at + len(_TIMESTAMP_KEY))
+    return True
 
 
 def _fits_64_bits(value: Any) -> bool:

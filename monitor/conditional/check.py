@@ -370,8 +370,6 @@ class ConditionalRules:
             return True
         if condition.kind == "threshold" and {u for _, u in condition.terms} & asked.question_units:
             return True  # "Bố tôi 70 tuổi" for "từ 60 tuổi": the customer says where they stand
-        if condition.kind == "class":
-            return self._class_carried(condition, asked)
         return self._equivalent(condition, asked, self.vocabulary.equivalents)
 
     def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:

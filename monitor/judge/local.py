@@ -586,13 +586,15 @@ class LocalJudge:
         return out
 
     def _cue_held(self, cue: str, lowered: str, folded: str, marked: bool) -> bool:
-        """Whether the context holds a negation cue of a claim, read as ``_cues`` reads the context: a
-        substring cue anywhere, a word cue as written in text with diacritics, else folded."""
+        """Whether the context holds a negation cue of a claim: a substring cue anywhere; a word cue
+        as written when both the cue and the context carry their diacritics ("không" is not "khong"
+        there, nor "đừng" the folded "dung" of "áp dụng"), else folded on both sides, so a claim typed
+        without diacritics finds "không" in a context that has them, and the other way round."""
         if cue in self.rules.negation_zh or cue in self.rules.negation_added:
             return cue in lowered
-        if marked:
-            return cue in self.rules.negation_marked and _holds(lowered, cue)
-        return cue in self.rules.negation and _holds(folded, cue)
+        if marked and _MARKED.search(cue):
+            return _holds(lowered, cue)
+        return _holds(folded, fold(cue))
 
     def _cues(self, text: str) -> set[str]:
         """The negation cues in ``text``: words (read with their diacritics when the text has them) and

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 Partition = tuple[str, int]
@@ -38,7 +38,7 @@ class OffsetTracker:
             if state.first is None:
                 state.first = offset
 
-    def started_many(self, partition: Partition, offsets: list[int]) -> None:
+    def started_many(self, partition: Partition, offsets: Sequence[int]) -> None:
         """``started`` for a poll's offsets of one partition, in order, under one lock."""
         if not offsets:
             return

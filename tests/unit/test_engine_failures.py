@@ -174,3 +174,71 @@ def test_cached_verdicts_give_the_budget_back() -> None:
 
     spent = asyncio.run(run())
     assert spent is not None and budget.levels()["traces"] == pytest.approx(spent + 1, abs=0.01)
+
+
+class PoisonSink:
+    """Writes every trace but one: its write raises, as a sink bug on one trace's content would."""
+
+    every_trace = True
+
+    def __init__(self, poison: str) -> None:
+        self.poison = poison
+        self.written: list[str] = []
+
+    def write(self, trace: Trace, record: dict[str, Any], flagged: bool, late: bool) -> None:
+        if trace.trace_id == self.poison:
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+        self.written.append(trace.trace_id)
+
+
+def _engine_over(tmp_path: Path, count: int, **pipeline_args: Any) -> tuple[Any, Any, Path]:
+    src = tmp_path / "in.jsonl"
+    lines = [json.dumps({"trace_id": f"t{i}", "question": "q", "answer": "a"}) for i in range(count)]
+    src.write_text("\n".join(lines) + "\n")
+    dlq = tmp_path / "dlq.jsonl"
+    settings = load_settings(overrides={"source": str(src), "dlq": str(dlq)}, environ={})
+    pipeline = make_pipeline(**pipeline_args)
+    opened = open_source(settings)
+    return make_engine(settings, pipeline, opened.source, opened.dead_letter), pipeline, dlq
+
+
+def test_one_trace_failing_in_a_batch_is_dead_lettered_and_the_rest_are_finished(tmp_path: Path) -> None:
+    """The batch path isolates traces: a sink failing on one trace dead-letters that one only."""
+    sink = PoisonSink("t3")
+    engine, _, dlq = _engine_over(tmp_path, 8, sinks=[sink])
+    summary = asyncio.run(run_to_end(engine))
+    assert sink.written == [f"t{i}" for i in range(8) if i != 3]
+    assert summary.traces == 7 and summary.invalid["processing_error"] == 1
+    (dead,) = [json.loads(line) for line in dlq.read_text().splitlines()]
+    assert "UnicodeEncodeError" in dead["detail"]
+
+
+def test_a_metrics_failure_loses_no_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug recording the batch's metrics is logged; the traces, already written, are still finished."""
+    sink = PoisonSink("none")
+    engine, pipeline, dlq = _engine_over(tmp_path, 5, sinks=[sink])
+
+    def broken(batch: Any) -> None:
+        raise KeyError("labels")
+
+    monkeypatch.setattr(pipeline.metrics, "record_assessments", broken)
+    summary = asyncio.run(run_to_end(engine))
+    assert summary.traces == 5 and not summary.invalid and not dlq.exists()
+    assert sink.written == [f"t{i}" for i in range(5)]
+
+
+def test_a_failing_batch_path_falls_back_to_one_trace_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should finish_many itself raise, each trace is finished on its own path and none is lost."""
+    sink = PoisonSink("t1")
+    engine, pipeline, dlq = _engine_over(tmp_path, 4, sinks=[sink])
+
+    def broken(batch: Any) -> list[Any]:
+        raise RuntimeError("batch path bug")
+
+    monkeypatch.setattr(pipeline, "finish_many", broken)
+    summary = asyncio.run(run_to_end(engine))
+    assert sink.written == ["t0", "t2", "t3"]
+    assert summary.traces == 3 and summary.invalid["processing_error"] == 1
+    assert len(dlq.read_text().splitlines()) == 1

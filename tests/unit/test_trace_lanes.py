@@ -110,6 +110,8 @@ BASE: dict[str, Any] = {"trace_id": "t-1", "question": "Đổi trả mấy ngày
         ({"latency_ms": -1}, "a negative latency is refused"),
         ({"retrieved_chunks": [{"text": "x", "retrieval_score": 1e400}]}, "an infinite score is refused"),
         ({"timestamp": "2026-09-25 09:07"}, "a timestamp msgspec does not read"),
+        ({"timestamp": "2026-09-25T17:05:00.1234567Z"}, "nanoseconds: msgspec rounds, pydantic truncates"),
+        ({"timestamp": "2026-09-25T17:05:00.9999999+07:00"}, "nanoseconds rounding into the next second"),
     ],
 )
 def test_what_the_canonical_lane_declines(fields: dict[str, Any], why: str) -> None:
@@ -153,6 +155,11 @@ _stamp = st.one_of(
         lambda d: d.isoformat().replace("+00:00", "Z")
     ),
     st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1)).map(datetime.isoformat),
+    st.tuples(
+        st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1)), st.integers(0, 999)
+    ).map(
+        lambda p: p[0].strftime("%Y-%m-%dT%H:%M:%S.%f") + f"{p[1]:03d}Z"  # nanoseconds (Go, Java, OTel)
+    ),
     _text,
     st.integers(min_value=0, max_value=2**33),
 )
@@ -194,3 +201,9 @@ _trace = st.fixed_dictionaries(
 def test_generated_traces_read_the_same_through_either_lane(data: dict[str, Any]) -> None:
     assert_lanes_agree(json.dumps(data, ensure_ascii=False).encode())
     assert_lanes_agree(json.dumps(data).encode())  # \\u escapes instead of UTF-8
+
+
+def test_an_escaped_timestamp_key_takes_the_lenient_lane() -> None:
+    raw = json.dumps({**BASE, "timestamp": "2026-09-25T17:05:00Z"}).replace("timestamp", "timest\\u0061mp")
+    assert canonical_trace(raw.encode()) is None
+    assert_lanes_agree(raw.encode())

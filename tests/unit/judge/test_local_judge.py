@@ -402,3 +402,19 @@ def test_a_section_label_before_a_negated_sentence_does_not_flip_its_copy(judge:
     )
     assert [c.supported for c in result.verdicts.claims] == [True]
     assert result.scores.faithfulness is not None and result.scores.faithfulness >= 0.8
+
+
+@pytest.mark.parametrize(
+    ("claim", "chunk", "added"),
+    [
+        ("San pham khong duoc doi tra.", "Sản phẩm không được đổi trả.", 0.0),  # typed without diacritics
+        ("Sản phẩm không được đổi trả.", "San pham khong duoc doi tra.", 0.0),  # the context typed so
+        ("Sản phẩm không được đổi trả.", "Sản phẩm không được đổi trả.", 0.0),
+        ("Đừng đổi trả sản phẩm.", "Chính sách áp dụng cho sản phẩm đổi trả.", 1.0),  # 'áp dụng' is no 'đừng'
+        ("San pham khong duoc doi tra.", "Sản phẩm được đổi trả.", 1.0),
+    ],
+)
+def test_a_negation_is_held_whichever_side_lacks_diacritics(
+    judge: LocalJudge, claim: str, chunk: str, added: float
+) -> None:
+    assert features(judge, claim, [chunk])["negation_added"] == added
