@@ -124,13 +124,7 @@ class FastHistogram(Collector):
         self._lock = threading.Lock()
 
     def observe(self, labels: Labels, value: float) -> None:
-        index = bisect_left(self.bounds, value)  # le semantics: value <= bound lands in that bucket
-        with self._lock:
-            series = self._series.get(labels)
-            if series is None:
-                series = self._series[labels] = [0.0] * (len(self.bounds) + 2)
-            series[index] += 1
-            series[-1] += value
+        self.observe_many(labels, (value,))
 
     def observe_many(self, labels: Labels, values: Sequence[float]) -> None:
         """``observe`` for many values of one series, under one lock."""
@@ -141,7 +135,7 @@ class FastHistogram(Collector):
                 series = self._series[labels] = [0.0] * width
             total = series[-1]
             for value in values:
-                series[bisect_left(bounds, value)] += 1
+                series[bisect_left(bounds, value)] += 1  # le: value <= bound lands in that bucket
                 total += value  # one by one, as ``observe`` adds: the same float sum
             series[-1] = total
 

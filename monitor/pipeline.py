@@ -206,12 +206,7 @@ class Pipeline:
         timed = self._clock == 0  # the trace _numeric chose
         started = time.perf_counter() if timed else 0.0
         evaluation = self._evaluate(a, j)
-        try:
-            if not a.late:
-                self.metrics.record_assessments((a,))
-            self.metrics.record_outcome(a, evaluation.counted_flags)
-        except Exception:  # noqa: BLE001 - the trace is written and must be acked: a metrics bug is logged
-            log.exception("metrics_failed", traces=1)
+        self._count(() if a.late else (a,), ((a, evaluation),))
         if timed:
             self.metrics.record_stage("sinks", time.perf_counter() - started)
         return evaluation
@@ -223,27 +218,32 @@ class Pipeline:
         failure to record the batch's metrics is logged and loses no trace (they are in the sinks)."""
         started = time.perf_counter()
         out: list[Evaluation | Exception] = []
-        counted: list[Assessment] = []
         for a in batch:
             set_message(a.origin, a.trace.trace_id)
             try:
-                evaluation = self._evaluate(a, None)
-                if evaluation.flags or a.sampling.judged:
-                    self.metrics.record_outcome(a, evaluation.counted_flags)
+                out.append(self._evaluate(a, None))
             except Exception as exc:  # noqa: BLE001 - this trace's failure; the loop dead-letters it
                 out.append(exc)
-                continue
-            out.append(evaluation)
-            if not a.late:
-                counted.append(a)
         set_message(None)
-        try:
-            self.metrics.record_assessments(counted)
-        except Exception:  # noqa: BLE001 - the traces are written and must be acked: a metrics bug is logged
-            log.exception("metrics_failed", traces=len(counted))
+        done = [(a, e) for a, e in zip(batch, out, strict=True) if isinstance(e, Evaluation)]
+        self._count(
+            [a for a, _ in done if not a.late], [(a, e) for a, e in done if e.flags or a.sampling.judged]
+        )
         if batch:
             self.metrics.record_stage("sinks", (time.perf_counter() - started) / len(batch))
         return out
+
+    def _count(
+        self, counted: Sequence[Assessment], outcomes: Sequence[tuple[Assessment, Evaluation]]
+    ) -> None:
+        """Record the cheap-path series of ``counted`` and what each handling added. The traces are
+        already in the sinks and will be acked: a metrics bug is logged, it loses no trace."""
+        try:
+            self.metrics.record_assessments(counted)
+            for a, evaluation in outcomes:
+                self.metrics.record_outcome(a, evaluation.counted_flags)
+        except Exception:  # noqa: BLE001 - see above
+            log.exception("metrics_failed", traces=len(counted))
 
     def _evaluate(self, a: Assessment, j: Judgement | None) -> Evaluation:
         """The flags, and the result record handed to the sinks that want it."""

@@ -147,8 +147,16 @@ class SamplingFile(BaseModel):
 
 def uniform(salt: str, reason: str, trace_id: str) -> float:
     """Map (salt, reason, trace id) to [0, 1) deterministically; the unit separator keeps fields apart."""
-    key = f"{salt}\x1f{reason}\x1f{trace_id}".encode()
-    digest = hashlib.blake2b(key, digest_size=8).digest()
+    return _draw(_draw_prefix(salt, reason), trace_id)
+
+
+def _draw_prefix(salt: str, reason: str) -> bytes:
+    """The hash key's part that does not depend on the trace (prepared once per reason by the policy)."""
+    return f"{salt}\x1f{reason}\x1f".encode()
+
+
+def _draw(prefix: bytes, trace_id: str) -> float:
+    digest = hashlib.blake2b(prefix + trace_id.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") / _HASH_SPACE
 
 
@@ -168,7 +176,7 @@ class SamplingPolicy:
         # Per configured reason: the hash key's prefix and its probability, so a draw costs one hash,
         # and none for a reason that always (1.0) or never (0.0) picks.
         self._draws = {
-            reason: (f"{self.salt}\x1f{reason}\x1f".encode(), rule.probability)
+            reason: (_draw_prefix(self.salt, reason), rule.probability)
             for reason, rule in rules.reasons.items()
         }
         self._priority = {reason: rule.priority for reason, rule in rules.reasons.items()}
@@ -218,8 +226,7 @@ class SamplingPolicy:
     def picks(self, reason: str, trace_id: str) -> bool:
         """Whether ``reason``'s probability draw selects this trace id (False for a reason not configured).
 
-        The same draw as ``uniform(salt, reason, trace_id) < probability``, with the key's prefix
-        prepared once.
+        The draw of ``uniform(salt, reason, trace_id)``, with the key's prefix prepared once.
         """
         draw = self._draws.get(reason)
         if draw is None:
@@ -227,8 +234,7 @@ class SamplingPolicy:
         prefix, probability = draw
         if probability >= 1.0 or probability <= 0.0:
             return probability >= 1.0  # uniform is in [0, 1): no hash can change the outcome
-        digest = hashlib.blake2b(prefix + trace_id.encode(), digest_size=8).digest()
-        return int.from_bytes(digest, "big") / _HASH_SPACE < probability
+        return _draw(prefix, trace_id) < probability
 
     def applicable(self, signals: TraceSignals) -> list[str]:
         """The reasons whose signal is present, before any probability draw, in catalog order."""

@@ -155,6 +155,14 @@ def normalize_rating(value: Any) -> Rating:
 # --- the lenient lane: what is accepted beyond the canonical shape ---------------------------------
 
 
+def _extras_metadata(model: BaseModel) -> dict[str, Any]:
+    """A nested object's unknown fields as its ``metadata``, an explicit ``metadata`` object merged in
+    (it wins on a clash); the trace itself declares ``metadata``, so ``to_trace`` merges its own."""
+    extra = dict(model.__pydantic_extra__ or {})
+    explicit = extra.pop("metadata", None) if isinstance(extra.get("metadata"), dict) else None
+    return {**extra, **explicit} if explicit else extra
+
+
 class ChunkInput(BaseModel):
     """A chunk as accepted: ``sections`` may come as ``metadata.sections``; aliases are resolved by
     pydantic-core (no Python per chunk)."""
@@ -172,12 +180,9 @@ class ChunkInput(BaseModel):
 
     def to_chunk(self) -> Chunk:
         """The chunk; unknown fields land in its ``metadata`` (an explicit ``metadata`` wins on a clash)."""
-        extra = dict(self.__pydantic_extra__ or {})
-        explicit = extra.pop("metadata", None) if isinstance(extra.get("metadata"), dict) else None
-        metadata = {**extra, **explicit} if explicit else extra
         return Chunk(
             self.chunk_id, self.document_id, self.sections, self.retrieval_score, self.rerank_score,
-            self.text, metadata,
+            self.text, _extras_metadata(self),
         )  # fmt: skip
 
 
@@ -196,9 +201,7 @@ class FeedbackInput(BaseModel):
 
     def to_feedback(self) -> Feedback:
         """The feedback; unknown fields land in its ``metadata``, as a chunk's do."""
-        extra = dict(self.__pydantic_extra__ or {})
-        explicit = extra.pop("metadata", None) if isinstance(extra.get("metadata"), dict) else None
-        return Feedback(self.rating, self.reason, {**extra, **explicit} if explicit else extra)
+        return Feedback(self.rating, self.reason, _extras_metadata(self))
 
 
 class TraceInput(BaseModel):
@@ -241,30 +244,14 @@ class TraceInput(BaseModel):
 
     def to_trace(self) -> Trace:
         """The trace; unknown fields land in ``metadata`` (an explicit ``metadata`` wins on a clash)."""
-        return Trace(
-            trace_id=self.trace_id,
-            question=self.question,
-            answer=self.answer,
-            timestamp=self.timestamp,
-            conversation_id=self.conversation_id,
-            normalized_query=self.normalized_query,
-            retrieval_query=self.retrieval_query,
+        values = {name: getattr(self, name) for name in Trace.__struct_fields__}  # the same field names
+        extra = self.__pydantic_extra__
+        values.update(
             retrieved_chunks=tuple(chunk.to_chunk() for chunk in self.retrieved_chunks),
-            citations=self.citations,
-            model_id=self.model_id,
-            prompt_version=self.prompt_version,
-            index_version=self.index_version,
-            latency_ms=self.latency_ms,
-            usage=self.usage,
             feedback=self.feedback.to_feedback() if self.feedback is not None else None,
-            language=self.language,
-            category=self.category,
-            reference_answer=self.reference_answer,
-            reference_contexts=self.reference_contexts,
-            metadata={**self.__pydantic_extra__, **self.metadata}
-            if self.__pydantic_extra__
-            else self.metadata,
+            metadata={**extra, **self.metadata} if extra else self.metadata,
         )
+        return Trace(**values)
 
 
 class FeedbackEvent(BaseModel):

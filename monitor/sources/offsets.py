@@ -32,11 +32,7 @@ class OffsetTracker:
 
     def started(self, partition: Partition, offset: int) -> None:
         """Record that ``offset`` was handed to the pipeline (offsets arrive in order per partition)."""
-        with self._lock:
-            state = self._parts.setdefault(partition, _PartitionState())
-            state.pending.append(offset)
-            if state.first is None:
-                state.first = offset
+        self.started_many(partition, (offset,))
 
     def started_many(self, partition: Partition, offsets: Sequence[int]) -> None:
         """``started`` for a poll's offsets of one partition, in order, under one lock."""
