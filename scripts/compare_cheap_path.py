@@ -3,7 +3,8 @@
 ``python scripts/compare_cheap_path.py REV [--traces N] [--rounds R]`` checks REV out into a temporary
 git worktree, starts one Tansu broker, produces N realistic traces once, then alternates the bare
 kafka-python loop, REV's engine and this checkout's engine (each in a fresh process, a fresh consumer
-group on the same topic: ``tests/bench/core_worker.py``), R rounds. It prints each one's best rate per
+group on the same topic: ``tests/bench/core_worker.py``), R rounds, the two engines swapping places
+every round. It prints each one's best rate per
 CPU-second and per wall-second and their ratios to the bare loop. Alternating in one run is what makes
 the figures comparable on a shared, noisy machine; the best of R rounds is the least disturbed.
 """
@@ -71,13 +72,16 @@ def main() -> None:
 
 
 def compare(other: Path, rev: str, count: int, rounds: int) -> dict[str, tuple[float, float]]:
-    runs = (("bare", ROOT, "bare-kafka"), (rev, other, "engine"), ("this", ROOT, "engine"))
+    engines = [(rev, other, "engine"), ("this", ROOT, "engine")]
     best: dict[str, tuple[float, float]] = {}
     with running_broker() as broker:
         topic = broker.create_topic(3, prefix="compare")
         broker.produce_traces(topic, realistic_traces(count))
-        for _ in range(rounds):
-            for label, checkout, mode in runs:
+        for round_ in range(rounds):
+            # The engines swap places every round: the run after another engine's reads slower (the
+            # broker's state, the page cache), so a fixed order favours whichever runs first.
+            order = engines if round_ % 2 == 0 else engines[::-1]
+            for label, checkout, mode in [("bare", ROOT, "bare-kafka"), *order]:
                 url = broker.url(topic, f"cmp-{uuid.uuid4().hex[:8]}")
                 cpu, wall = run_worker(checkout, mode, url, count)
                 old_cpu, old_wall = best.get(label, (0.0, 0.0))
