@@ -100,11 +100,7 @@ class BaselineGate(_Section):
     @field_validator("tolerances")
     @classmethod
     def _metric_keys(cls, value: dict[str, float]) -> dict[str, float]:
-        out = {Metric.parse(name).key: tolerance for name, tolerance in value.items()}
-        bad = [name for name, tolerance in out.items() if not 0 <= tolerance <= 1]
-        if bad:
-            raise ValueError(f"tolerance of {bad[0]} must be between 0 and 1")
-        return out
+        return _per_metric_share(value, "tolerance")
 
     def tolerance_of(self, metric: Metric) -> float:
         return self.tolerances.get(metric.key, self.tolerance)
@@ -144,11 +140,7 @@ class GateConfig(_Section):
     @field_validator("floors")
     @classmethod
     def _floors(cls, value: dict[str, float]) -> dict[str, float]:
-        out = {Metric.parse(name).key: floor for name, floor in value.items()}
-        bad = [name for name, floor in out.items() if not 0 <= floor <= 1]
-        if bad:
-            raise ValueError(f"floor of {bad[0]} must be between 0 and 1")
-        return out
+        return _per_metric_share(value, "floor")
 
     @field_validator("metrics")
     @classmethod
@@ -185,6 +177,15 @@ def load_config(path: Path | None) -> GateConfig:
         return GateConfig.model_validate(data)
     except ValidationError as exc:
         raise GateInputError(f"{path}: {_setting_error(exc)}") from exc
+
+
+def _per_metric_share(value: dict[str, float], what: str) -> dict[str, float]:
+    """A per-metric setting re-keyed by ``Metric.parse(name).key``, each value a share in [0, 1]."""
+    out = {Metric.parse(name).key: share for name, share in value.items()}
+    bad = [name for name, share in out.items() if not 0 <= share <= 1]
+    if bad:
+        raise ValueError(f"{what} of {bad[0]} must be between 0 and 1")
+    return out
 
 
 def _setting_error(exc: ValidationError) -> str:
