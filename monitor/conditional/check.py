@@ -121,6 +121,8 @@ class _Vocabulary:
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
         self.negations = _matcher(packs, lambda p: p.negations)
+        self.denials = _matcher(packs, lambda p: p.denials, folded=True)
+        self.denial_skip = _matcher(packs, lambda p: [*p.links, *p.groups, *p.stopwords], folded=True)
         self.thresholds = _ending(packs, lambda p: p.thresholds)
         self.threshold_words = _matcher(packs, lambda p: p.thresholds)
         self.thresholds_after = _matcher(packs, lambda p: p.thresholds_after)
@@ -157,16 +159,27 @@ class _Vocabulary:
         return word not in self.stopwords and word not in self.links and word not in self.group_words
 
 
+def _denies(denied: frozenset[str], key: str) -> bool:
+    """Whether a condition key is among a question's denied words: the word itself, a phrase's first
+    word ("bach kim"), inside a denied Chinese run, or opening a mixed form ("vip会员")."""
+    return any(
+        key == word or key.split()[0] == word or (not key.isascii() and (key in word or key.startswith(word)))
+        for word in denied
+    )
+
+
 def _words(packs: Iterable[ConditionalPack], field: _Field) -> frozenset[str]:
     return frozenset(" ".join(lower(form).split()) for pack in packs for form in field(pack))
 
 
-def _matcher(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]:
-    """One regex for the forms of a field, longest first; spaced scripts match whole words only."""
+def _matcher(packs: Iterable[ConditionalPack], field: _Field, *, folded: bool = False) -> re.Pattern[str]:
+    """One regex for the forms of a field, longest first; spaced scripts match whole words only;
+    ``folded``: the forms without accents, for accent-folded text."""
     forms: dict[str, bool] = {}
     for pack in packs:
         for form in field(pack):
-            forms[" ".join(lower(form).split())] = pack.word_boundaries
+            written = " ".join(lower(form).split())
+            forms[written.translate(_ACCENTS) if folded else written] = pack.word_boundaries
     if not forms:
         return re.compile(r"(?!)")
     parts = [
@@ -215,6 +228,7 @@ class _Asked:
         self.universal = False  # the answer speaks of all goods ("mọi món hàng", "anything", "任何商品")
         self.answer = self  # what the answer alone says
         self.question = self  # what the question alone says
+        self.denied: frozenset[str] = frozenset()  # what the question denies ("no-contract", "ko có bhyt")
 
     def answer_only(self) -> _Asked:
         """The answer's words (the question's amounts kept): "所有保单等待期都是30天" asked by a
@@ -231,8 +245,12 @@ class _Asked:
         return out
 
     def holds(self, key: str) -> bool:
-        """Whether a condition key (a word, a character pair or a tier phrase) is said."""
-        return key in self.words or (" " in key or not key.isascii()) and _has(self.text, key)
+        """Whether a condition key (a word, a character pair or a tier phrase) is said; one the
+        question denies ("I'm not a Premium subscriber", "非VIP") only when the answer says it."""
+        said = key in self.words or (" " in key or not key.isascii()) and _has(self.text, key)
+        if said and self.denied and _denies(self.denied, key):
+            return self.answer is not self and self.answer.holds(key)
+        return said
 
 
 class ConditionalRules:
@@ -274,6 +292,7 @@ class ConditionalRules:
         asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
         asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said])
         asked.question = _Asked(fold(question), [(q.value, q.unit) for q in asked_about])
+        asked.denied = asked.question.denied = self._denied(fold(question))
         folded = fold(answer)
         low = lower(answer)
         topics: dict[Quantity, frozenset[str]] = {}
@@ -406,6 +425,25 @@ class ConditionalRules:
             if self.vocabulary.negations.search(low, clause + 1, start) is None:
                 said.append((start, quantity))
         return said
+
+    def _denied(self, folded: str) -> frozenset[str]:
+        """The words a question denies it meets: the first one after a denial ("no-contract plan",
+        "not a Premium subscriber", "ko có BHYT", "不是VIP会员"), past links and group nouns."""
+        v = self.vocabulary
+        out: set[str] = set()
+        for match in v.denials.finditer(folded):
+            at = match.end()
+            for _ in range(3):  # "không phải | là | thành viên | Plus"
+                at = len(folded) - len(folded[at:].lstrip(" -‐"))
+                skipped = v.denial_skip.match(folded, at)
+                if skipped is None or skipped.end() == at:
+                    break
+                at = skipped.end()
+            word = _TOKEN.match(folded, len(folded) - len(folded[at:].lstrip(" -‐")))
+            if word is not None:
+                run = word.group()
+                out.add(run[:4] if "\u3400" <= run[0] <= "\u9fff" else run)  # a Chinese run: its opening
+        return frozenset(out)
 
     def _said_of_all(self, matcher: re.Pattern[str], low: str, start: int, end: int) -> bool:
         """Whether the answer sentence says its values of everyone or all, not denied ("không phải ai
@@ -770,7 +808,10 @@ class ConditionalRules:
             words, first = self._linked(low, match.end(), part_end, link_needed=False), match.start()
         if not words or any(w in v.general_words for w in words):
             return None
-        nearest = words[-1:] if noun in v.before and not after else words[:1]
+        # A key that folds to another language's function word ("thẻ" -> "the") is said by any English
+        # question: the nearest word that does not names the group ("bệnh nhân có thẻ BHYT" -> "bhyt").
+        named = [w for w in words if w.translate(_ACCENTS) not in v.folded_stopwords] or words
+        nearest = named[-1:] if noun in v.before and not after else named[:1]
         tiered = any(_has(" ".join(words), t) for t in v.tier_words)
         if not tiered and noun not in v.before and not self._named(low, surface, match.end(), part_end):
             return None
@@ -849,10 +890,11 @@ def _has(text: str, form: str) -> bool:
 @functools.lru_cache(maxsize=8192)
 def _whole_words(form: str) -> re.Pattern[str] | None:
     """The compiled whole-word pattern of a form (None for a Chinese one), built once per form: the
-    check asks for the same condition and equivalence forms on every trace."""
+    check asks for the same condition and equivalence forms on every trace. A plural "s" or "es" may
+    end it ("annual member" is said in "Annual members get ...")."""
     if any("\u3400" <= char <= "\u9fff" for char in form):
         return None
-    return re.compile(rf"(?<!\w){_spaced(form)}(?!\w)")
+    return re.compile(rf"(?<!\w){_spaced(form)}(?:e?s)?(?!\w)")
 
 
 def _overlaps(match: re.Match[str], spans: Iterable[tuple[int, int]]) -> bool:

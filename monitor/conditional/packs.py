@@ -37,6 +37,7 @@ class ConditionalPack(BaseModel):
     stopwords: list[Form] = []
     carry_markers: list[Form] = []
     negations: list[Form] = []
+    denials: list[Form] = []
     thresholds: list[Form] = []
     thresholds_after: list[Form] = []
     then_markers: list[Form] = []
