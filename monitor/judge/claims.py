@@ -8,9 +8,11 @@ answer gives seven claims). Pronouns are not resolved; a claim keeps the prefix 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -91,6 +93,68 @@ def detect_language(text: str) -> str:
     words = re.findall(r"[a-z]+", text.lower())
     hits = sum(w in _VI_PLAIN_WORDS for w in words)
     return "vi" if words and hits >= max(2, len(words) // 8) else "en"
+
+
+# Scripts a text can be written in, for telling which texts lexical support can compare.
+_SCRIPT_RUNS = {
+    "cjk": re.compile(f"[{CJK}]"),  # one character is about half a word
+    "arabic": re.compile(r"[\u0600-\u06ff]+"),
+    "latin": re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]+"),
+}
+_LATIN_WORD = _SCRIPT_RUNS["latin"]
+
+
+@dataclass(frozen=True, slots=True)
+class Languages:
+    """What tells apart the Latin-script languages of the packs, for ``written_in``: each language's own
+    function words (lowercase with diacritics kept, so the folded "ăn" is not the English "an"; no word
+    in two lists) and the letters only it writes (Vietnamese ơ, ư, ạ, ...)."""
+
+    words: Mapping[str, frozenset[str]]
+    letters: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, words: Mapping[str, Iterable[str]], letters: Mapping[str, str] | None = None) -> Languages:
+        """``words``: per language its function words; ``letters``: per language its own letters."""
+        lowered = {lang: frozenset(_lower(w) for w in items) for lang, items in words.items()}
+        own = {}
+        for lang, items in lowered.items():
+            others: set[str] = set().union(*(w for other, w in lowered.items() if other != lang))
+            own[lang] = items - others
+        return cls(own, {lang: frozenset(_lower(chars)) for lang, chars in (letters or {}).items()})
+
+    def written_in(self, text: str) -> str | None:
+        """What a text is written in, as far as lexical support can tell: ``cjk`` (Chinese or Japanese),
+        ``arabic`` (Persian), or in the Latin script the language with most of its own function words
+        and of words holding its own letters, ``latin`` when none leads; ``None`` without letters."""
+        counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPT_RUNS.items()}
+        counts["cjk"] = counts["cjk"] // 2
+        script = max(counts, key=lambda name: counts[name])
+        if not counts[script]:
+            return None
+        if script != "latin":
+            return script
+        words = [_lower(w) for w in _LATIN_WORD.findall(text)]
+        votes = {lang: sum(w in own for w in words) for lang, own in self.words.items()}
+        for lang, letters in self.letters.items():
+            votes[lang] = votes.get(lang, 0) + sum(1 for w in words if letters.intersection(w))
+        ranked = sorted(votes.values(), reverse=True)
+        if not ranked or not ranked[0] or (len(ranked) > 1 and ranked[1] == ranked[0]):
+            return "latin"
+        return max(votes, key=lambda lang: votes[lang])
+
+
+def _lower(text: str) -> str:
+    return unicodedata.normalize("NFC", text.lower())
+
+
+def comparable(a: str | None, b: str | None) -> bool:
+    """Whether lexical support can compare texts written in ``a`` and ``b`` (``Languages.written_in``):
+    the same, or one of them unknown (``None``, or ``latin`` beside a Latin-script language)."""
+    if a is None or b is None or a == b:
+        return True
+    latin = {a, b} - {"cjk", "arabic"}
+    return len(latin) == 2 and "latin" in latin
 
 
 @functools.lru_cache(maxsize=4096)  # ~10 MB at most for 1 KB texts

@@ -35,7 +35,16 @@ from monitor.embeddings import Embedder
 from monitor.exceptions import ConfigError
 from monitor.golden.abstain import AbstentionClauses
 from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
-from monitor.judge.claims import CJK, Claim, detect_language, fold, split_claims, split_sentences
+from monitor.judge.claims import (
+    CJK,
+    Claim,
+    Languages,
+    comparable,
+    detect_language,
+    fold,
+    split_claims,
+    split_sentences,
+)
 from monitor.judge.support import (
     FEATURES,
     ContextIndex,
@@ -56,6 +65,10 @@ _ANCHOR_MAX_UNITS = 8
 # Coverage of its content words from which a claim with flipped polarity contradicts, not paraphrases.
 _COPIED = 0.9
 _QUANTITY_CACHE = 4096  # context sentences whose quantities are kept (like the fold and unit caches)
+# What the judge checks of an answer written in another language than its chunks (``cross_language``)
+CROSS_LANGUAGE_CHECKS = ("numbers", "lexical")
+_NUMBERS_BAD = FEATURES.index("numbers_bad")
+Numbers = tuple[frozenset[tuple[float, str | None]], frozenset[float]]  # quantities, bare values
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -218,6 +231,9 @@ class LocalJudgeRules:
     negation_marked: frozenset[str] = frozenset()  # the cues as written, for text with its diacritics
     negation_added: tuple[str, ...] = ()  # substring cues read only for ``negation_added`` (ja)
     antonyms: Antonyms = Antonyms({}, None, None)
+    # which language a text is written in (stopwords and cross_language.letters of the rules)
+    languages: Languages = Languages({})
+    cross_language: str = "numbers"  # CROSS_LANGUAGE_CHECKS: how an answer over foreign chunks is judged
 
     @classmethod
     def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
@@ -261,6 +277,11 @@ class LocalJudgeRules:
                     str(c) for items in (data.get("negation_added") or {}).values() for c in items
                 ),
                 antonyms=Antonyms.from_rules(data.get("antonyms") or {}),
+                languages=Languages.of(
+                    {str(k): [str(w) for w in v] for k, v in data["stopwords"].items()},
+                    (data.get("cross_language") or {}).get("letters"),
+                ),
+                cross_language=_cross_language(data.get("cross_language") or {}),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
@@ -311,6 +332,13 @@ class LocalJudgeRules:
             if self.is_claim(claim.text) and not (echoes and not claim.supported):
                 kept.append(claim)
         return tuple(kept)
+
+
+def _cross_language(section: Mapping[str, Any]) -> str:
+    check = str(section.get("check", "numbers"))
+    if check not in CROSS_LANGUAGE_CHECKS:
+        raise ConfigError(f"cross_language.check is one of {CROSS_LANGUAGE_CHECKS}, found {check!r}")
+    return check
 
 
 def _words(lists: Mapping[str, Any], skip: str = "") -> frozenset[str]:
@@ -462,10 +490,16 @@ class LocalJudge:
             and not self.rules.unreadable(item.question)
         )
         measured = self.measure(item)
-        claims = self._claim_verdicts(item, measured, self.support(measured))
+        lexical = self.comparable(item)
+        if lexical:
+            claims = self._claim_verdicts(item, measured, self.support(measured))
+        else:
+            claims = self._number_verdicts(item, measured)
         useful = tuple(
             any(c.supported and chunk.chunk_id in c.chunk_ids for c in claims) for chunk in item.chunks
         )
+        if not lexical and not claims:
+            useful = ()  # nothing of the answer could be read against the chunks: usefulness unknown
         similarity = self.relevance(item.question, item.answer) if asked else None
         verdicts = Verdicts(
             claims=claims,
@@ -475,6 +509,52 @@ class LocalJudge:
             abstained=abstained,
         )
         return verdicts, [similarity] if similarity is not None else []
+
+    def comparable(self, item: JudgeInput) -> bool:
+        """Whether the support model can read the answer against the chunks: both written in one
+        language (``Languages.written_in``), or ``cross_language.check: lexical`` in the rules. An English or
+        Chinese answer over Vietnamese chunks shares no words with them, whatever its truth."""
+        if self.rules.cross_language == "lexical" or not item.chunks:
+            return True
+        languages = self.rules.languages
+        chunks = " ".join(chunk.text for chunk in item.chunks)
+        return comparable(languages.written_in(item.answer), languages.written_in(chunks))
+
+    def _number_verdicts(self, item: JudgeInput, measured: Measured) -> tuple[ClaimVerdict, ...]:
+        """The claims of an answer in another language than its chunks, judged by what needs no shared
+        words: a claim holding a number is supported when monitor.numeric finds each of its quantities
+        (and bare numbers) in the chunks, by the chunks holding them, and unsupported when one is in no
+        chunk; a claim without a number cannot be judged and is left out, so an answer without one has
+        undefined faithfulness (``None``: no flag) instead of the low score of words found nowhere."""
+        held = [self._chunk_numbers(chunk.text) for chunk in item.chunks]
+        out: list[ClaimVerdict] = []
+        for row, claim in enumerate(measured.claims):
+            quantities, values = self._numbers_of(self._unattributed(self.rules.opening(claim.text)))
+            if not quantities and not values:
+                continue
+            supported = not measured.features[row, _NUMBERS_BAD]
+            holders = (
+                [i for i, (q, v) in enumerate(held) if quantities & q or values & v] if supported else []
+            )
+            ids = tuple(item.chunks[i].chunk_id for i in holders)
+            out.append(ClaimVerdict(claim.text, supported, ids, None))
+        return tuple(out)
+
+    def _numbers_of(self, text: str) -> Numbers:
+        """The quantities (value, unit) monitor.numeric reads in ``text``, and its other bare numbers."""
+        said = self._numbers.extract(text)
+        rest = text
+        for q in said:
+            surface = getattr(q, "text", "")
+            rest = rest.replace(surface, " ") if surface else rest
+        quantities = frozenset((round(float(q.value), 6), q.unit) for q in said)
+        return quantities, frozenset(round(float(q.value), 6) for q in self._bare.extract(rest))
+
+    def _chunk_numbers(self, text: str) -> Numbers:
+        """A chunk's quantities, and every number of it (a claim's bare number may be any of them)."""
+        found = self._numbers.extract(text)
+        values = {round(float(q.value), 6) for q in (*found, *self._bare.extract(text))}
+        return frozenset((round(float(q.value), 6), q.unit) for q in found), frozenset(values)
 
     def relevance(self, question: str, answer: str) -> float:
         """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""
@@ -527,14 +607,19 @@ class LocalJudge:
         content = [[u for u in seq if u not in stop] for seq in tokens]
         chars = [char_bigrams(chunk.text) for chunk in item.chunks]
         index = ContextIndex.build(sentence_units, tokens, content, chars, _names(item.question))
-        quantities, values = set(), set()
+        quantities: set[tuple[float, str | None]] = set()
+        values: set[float] = set()
         for chunk in item.chunks:
-            found = self._numbers.extract(chunk.text)
-            quantities |= {(round(float(q.value), 6), q.unit) for q in found}
-            values |= {round(float(q.value), 6) for q in found}
-            values |= {round(float(q.value), 6) for q in self._bare.extract(chunk.text)}
+            held, numbers = self._chunk_numbers(chunk.text)
+            quantities |= held
+            values |= numbers
         return _Context(
-            index, sentence_units, frozenset(quantities), frozenset(values), sentences, fold(item.question)
+            index,
+            sentence_units,
+            frozenset(quantities),
+            frozenset(values),
+            sentences,
+            fold(item.question),
         )
 
     def _claim_features(
@@ -655,14 +740,8 @@ class LocalJudge:
     def _numbers_found(self, text: str, context: _Context) -> bool:
         """monitor.numeric's verdict for quantities ("30k" is 30.000 đồng); bare numbers (years, counts)
         outside any quantity must appear as some number of the context."""
-        said = self._numbers.extract(text)
-        if any((round(float(q.value), 6), q.unit) not in context.quantities for q in said):
-            return False
-        rest = text
-        for q in said:
-            surface = getattr(q, "text", "")
-            rest = rest.replace(surface, " ") if surface else rest
-        return all(round(float(q.value), 6) in context.values for q in self._bare.extract(rest))
+        quantities, values = self._numbers_of(text)
+        return quantities <= context.quantities and values <= context.values
 
     def _claim_verdicts(
         self, item: JudgeInput, measured: Measured, support: Vector

@@ -135,3 +135,33 @@ def test_replay_of_the_bundled_sample_exits_0(tmp_path: Path, capsys) -> None:  
     summary = json.loads(capsys.readouterr().out)
     assert summary["traces"] == valid
     assert sum(summary["invalid"].values()) >= 5
+
+
+def test_a_score_the_judge_leaves_undefined_is_not_observed_nor_flagged(tmp_path: Path) -> None:
+    """An English answer over Vietnamese chunks holds no number the local judge can check: its
+    faithfulness and context relevance are undefined, so the quality histograms count the judged trace
+    only where a score exists (a mean over defined scores, not a 0 or a 1) and no low_ flag is raised."""
+    chunk = {"chunk_id": "c1", "text": "Tiền hoàn được chuyển về phương thức thanh toán ban đầu của khách."}
+    foreign = {**GOOD, "trace_id": "t1", "question": "where does my refund go?", "retrieved_chunks": [chunk]}
+    foreign["answer"] = "The refund goes back to the card you paid with."
+    same = {**foreign, "trace_id": "t2", "answer": "Tiền hoàn được chuyển về phương thức thanh toán ban đầu."}
+    src = _write(tmp_path / "in.jsonl", [json.dumps(t, ensure_ascii=False).encode() for t in (foreign, same)])
+    registry = CollectorRegistry()
+    overrides = {"source": str(src), "results": str(tmp_path / "out.jsonl"), "sample_all": True}
+    overrides |= {"dlq": str(tmp_path / "dlq.jsonl"), "store": str(tmp_path / "review.db")}
+    asyncio.run(replay(load_settings(overrides=overrides, environ={}), registry))
+    out = {r["trace_id"]: r for r in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())}
+    assert out["t1"]["scores"]["faithfulness"] is None and out["t1"]["scores"]["context_relevance"] is None
+    assert out["t2"]["scores"]["faithfulness"] is not None
+    assert not [f for f in out["t1"]["flags"] if f["reason"].startswith("low_")]
+
+    def observed(metric: str) -> float:
+        return sum(
+            sample.value
+            for family in registry.collect()
+            for sample in family.samples
+            if sample.name == f"ragmon_{metric}_count"
+        )
+
+    assert observed("faithfulness") == 1.0
+    assert observed("answer_relevance") == 2.0

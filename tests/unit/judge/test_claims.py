@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 import yaml
 
-from monitor.judge.claims import detect_language, fold, split_claims, split_sentences
+from monitor.judge.claims import (
+    Languages,
+    comparable,
+    detect_language,
+    fold,
+    split_claims,
+    split_sentences,
+)
 
 CASES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parents[2] / "data" / "local_judge" / "claims.yaml").read_text(encoding="utf-8")
@@ -80,3 +87,66 @@ def test_a_thousands_separator_in_chinese_is_no_clause_or_list_break() -> None:
     assert [c.text for c in split_claims("扣除每年10,000元免赔额后按百分之八十报销。", "zh")] == [
         "扣除每年10,000元免赔额后按百分之八十报销"
     ]
+
+
+LANGUAGES = Languages.of(
+    {
+        "en": ["the", "of", "to", "is", "an", "and", "do"],
+        "vi": ["là", "và", "của", "được", "la", "duoc", "do"],
+    },
+    {"vi": "ăâđêôơư"},
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("Within 5 business days after the warehouse receives the returned item.", "en"),
+        ("Tiền hoàn được chuyển trong 5 ngày làm việc.", "vi"),
+        ("Tien hoan duoc chuyen trong 5 ngay lam viec.", "vi"),
+        ("Yes, 30 days.", "latin"),
+        ("30天只适用于Plus会员购买的服装", "cjk"),
+        ("KF-3. 健康医疗险的年保费按被保险人年龄计算", "cjk"),
+        ("نه، ارسال مرجوعی رایگان است.", "arabic"),
+        ("DT-1. 7.", "latin"),
+        ("Tôi không bao giờ ăn salad.", "vi"),
+        ("Karl-Marx-Allee ở thuở nguyên sơ", "vi"),
+        ("An order from Nguyễn is sent to the shop.", "en"),
+        ("42 %", None),
+    ],
+)
+def test_written_in_tells_scripts_and_latin_languages_by_function_words(
+    text: str, written: str | None
+) -> None:
+    """The main script decides (a Latin name in Chinese text does not); within the Latin script the
+    language with most of its own function words and letters, ``latin`` when none leads; no letters,
+    ``None``."""
+    assert LANGUAGES.written_in(text) == written
+
+
+def test_a_function_word_two_languages_list_tells_neither() -> None:
+    """ "do" is English and the Vietnamese "đó" typed without diacritics: it tells neither language; words
+    keep their diacritics, so "ăn" (eat) is not the English "an"."""
+    assert "do" not in LANGUAGES.words["en"] and "do" not in LANGUAGES.words["vi"]
+    assert "the" in LANGUAGES.words["en"] and "duoc" in LANGUAGES.words["vi"]
+    assert LANGUAGES.written_in("ăn do") == "vi"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("vi", "vi", True),
+        ("en", "vi", False),
+        ("cjk", "vi", False),
+        ("arabic", "cjk", False),
+        ("latin", "vi", True),
+        ("latin", "cjk", False),
+        (None, "cjk", True),
+    ],
+)
+def test_comparable_only_where_lexical_support_can_share_words(
+    a: str | None, b: str | None, expected: bool
+) -> None:
+    """Two known languages must be the same; an undecided Latin text is comparable with any Latin one."""
+    assert comparable(a, b) is expected
+    assert comparable(b, a) is expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -418,3 +419,68 @@ def test_a_negation_is_held_whichever_side_lacks_diacritics(
     judge: LocalJudge, claim: str, chunk: str, added: float
 ) -> None:
     assert features(judge, claim, [chunk])["negation_added"] == added
+
+
+VI_CHUNKS = [
+    "DT-4. Tiền hoàn được chuyển về phương thức thanh toán ban đầu trong 5 ngày làm việc sau khi kho nhận.",
+    "DT-1. Trong vòng 7 ngày kể từ ngày nhận hàng, khách có thể đổi hoặc trả sản phẩm.",
+]
+
+
+def test_an_answer_in_another_language_without_a_number_has_undefined_support(judge: LocalJudge) -> None:
+    """An English answer over Vietnamese chunks shares no words with them: no claim can be judged, so
+    faithfulness and context relevance are undefined (no flag), not the low score of novel words."""
+    result = run(judge, "when does the refund arrive?", "The refund goes back to your card.", VI_CHUNKS)
+    assert result.verdicts.claims == ()
+    assert result.verdicts.chunk_useful == ()
+    assert result.scores.faithfulness is None
+    assert result.scores.context_relevance is None
+    assert result.scores.context_precision is None
+    assert result.scores.answer_relevance is not None  # question and answer share a language
+
+
+def test_an_answer_in_another_language_is_judged_by_its_numbers(judge: LocalJudge) -> None:
+    """Across languages a claim holding a number is supported when monitor.numeric finds its quantities
+    in a chunk (which is then useful) and unsupported when no chunk holds them; claims without a
+    number are left out."""
+    right = run(
+        judge,
+        "when does the refund arrive?",
+        "Within 5 business days after the warehouse receives the item. It goes back to your card.",
+        VI_CHUNKS,
+    )
+    assert [(c.supported, c.chunk_ids) for c in right.verdicts.claims] == [(True, ("c1",))]
+    assert right.scores.faithfulness == 1.0
+    assert right.verdicts.chunk_useful == (True, False)
+    wrong = run(
+        judge,
+        "when does the refund arrive?",
+        "Within 9 business days after the warehouse gets it.",
+        VI_CHUNKS,
+    )
+    assert [(c.supported, c.chunk_ids) for c in wrong.verdicts.claims] == [(False, ())]
+    assert wrong.scores.faithfulness == 0.0
+    zh = run(judge, "退款几天到账？", "仓库收货后5个工作日内退款。", VI_CHUNKS)
+    assert zh.scores.faithfulness == 1.0
+
+
+def test_cross_language_lexical_setting_measures_every_answer_alike(tmp_path: Path) -> None:
+    """``cross_language: {check: lexical}`` reads an answer over foreign chunks with the support model,
+    as for any answer; an unknown check is a ConfigError."""
+    shutil.copytree(RULES, tmp_path / "rules")
+    path = tmp_path / "rules" / "local_judge.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("  check: numbers", "  check: lexical"), encoding="utf-8")
+    lexical = LocalJudge(LocalE5Embedder(), rules_dir=tmp_path / "rules")
+    result = run(lexical, "when does the refund arrive?", "The refund goes back to your card.", VI_CHUNKS)
+    assert len(result.verdicts.claims) == 1 and result.scores.faithfulness is not None
+    path.write_text(text.replace("  check: numbers", "  check: guess"), encoding="utf-8")
+    with pytest.raises(ConfigError, match="cross_language.check"):
+        LocalJudge(LocalE5Embedder(), rules_dir=tmp_path / "rules")
+
+
+def test_an_answer_in_the_chunks_language_is_still_read_word_by_word(judge: LocalJudge) -> None:
+    """A Vietnamese answer typed without diacritics is in the chunks' language: the support model reads it."""
+    result = run(judge, "tien hoan bao lau", "Tien hoan duoc chuyen ve trong 5 ngay lam viec.", VI_CHUNKS)
+    assert result.verdicts.claims[0].score is not None
+    assert result.verdicts.chunk_useful == (True, False)
