@@ -15,6 +15,7 @@ embedding); abstention, noncommittal and support-contact phrases come from ``rul
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -226,7 +227,9 @@ class LocalJudgeRules:
     unreadable_min: int = 2
     supported_from: float = 0.8  # a supported claim's score starts here (score_scale in the rules)
     unsupported_below: float = 0.7  # an unsupported claim's score stays below this
-    conditions: re.Pattern[str] | None = None
+    conditions: re.Pattern[str] | None = None  # every language's condition words
+    # per language, its own condition words: "plus" is BanHang's tier in Vietnamese, "and" in English
+    language_conditions: Mapping[str, re.Pattern[str] | None] = dataclasses.field(default_factory=dict)
     attribution: tuple[re.Pattern[str], ...] = ()
     negation_marked: frozenset[str] = frozenset()  # the cues as written, for text with its diacritics
     negation_added: tuple[str, ...] = ()  # substring cues read only for ``negation_added`` (ja)
@@ -271,6 +274,9 @@ class LocalJudgeRules:
                 supported_from=float(data.get("score_scale", {}).get("supported_from", 0.8)),
                 unsupported_below=float(data.get("score_scale", {}).get("unsupported_below", 0.7)),
                 conditions=_alternation(_words(data.get("conditions", {}))),
+                language_conditions={
+                    str(k): _alternation(_words({k: v})) for k, v in (data.get("conditions") or {}).items()
+                },
                 attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
                 negation_marked=_marked_words({k: v for k, v in negation.items() if k not in ("zh", "ja")}),
                 negation_added=tuple(
@@ -285,6 +291,11 @@ class LocalJudgeRules:
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
+
+    def conditions_for(self, language: str) -> re.Pattern[str] | None:
+        """The condition words read in a text of ``language``: its own list, every list for a language
+        without one (Japanese)."""
+        return self.language_conditions.get(language, self.conditions)
 
     def unreadable(self, question: str) -> bool:
         """Whether e5 cannot read the question (Vietnamese without diacritics): ASCII letters only and
@@ -579,7 +590,7 @@ class LocalJudge:
         language = _language_key(item.language or detect_language(item.answer))
         claims = tuple(c for c in split_claims(item.answer, item.language) if self._is_claim(c.text))
         sentences, owner = _context_sentences(item)
-        context = self._context(item, sentences)
+        context = self._context(item, sentences, language)
         stop = self.rules.stopwords
         window_units = [set(u) for u in context.sentence_units]
         windows = [_window(window_units, owner, i) for i in range(len(sentences))]
@@ -600,7 +611,7 @@ class LocalJudge:
         features = np.array(rows, dtype=np.float64).reshape(len(claims), len(FEATURES))
         return Measured(claims, features, window, owner, language)
 
-    def _context(self, item: JudgeInput, sentences: Sequence[str]) -> _Context:
+    def _context(self, item: JudgeInput, sentences: Sequence[str], language: str = "") -> _Context:
         stop = self.rules.stopwords
         sentence_units = [[u for u in unit_sequence(s) if u not in stop] for s in sentences]
         tokens = [unit_sequence(chunk.text) for chunk in item.chunks]
@@ -620,6 +631,7 @@ class LocalJudge:
             frozenset(values),
             sentences,
             fold(item.question),
+            self.rules.conditions_for(language),
         )
 
     def _claim_features(
@@ -693,8 +705,9 @@ class LocalJudge:
 
     def _condition_dropped(self, text: str, context: _Context) -> bool:
         """A quantity of the claim that the chunks state only under a condition the claim and the
-        question do not carry ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày")."""
-        pattern = self.rules.conditions
+        question do not carry ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày"), in
+        the condition words of the trace's language."""
+        pattern = context.conditions
         said = self._numbers.extract(text) if pattern is not None else ()
         if pattern is None or not said:
             return False
@@ -850,6 +863,7 @@ class _Context:
     values: frozenset[float]
     sentences: Sequence[str] = ()
     question: str = ""  # folded
+    conditions: re.Pattern[str] | None = None  # the condition words of the trace's language
 
 
 def _alternation(words: frozenset[str]) -> re.Pattern[str] | None:

@@ -484,3 +484,21 @@ def test_an_answer_in_the_chunks_language_is_still_read_word_by_word(judge: Loca
     result = run(judge, "tien hoan bao lau", "Tien hoan duoc chuyen ve trong 5 ngay lam viec.", VI_CHUNKS)
     assert result.verdicts.claims[0].score is not None
     assert result.verdicts.chunk_useful == (True, False)
+
+
+def _dropped(judge: LocalJudge, question: str, answer: str, chunk: str, language: str | None = None) -> float:
+    item = JudgeInput("t-1", question, answer, (JudgeChunk("c1", chunk),), language)
+    return float(judge.measure(item).features[0, FEATURES.index("condition_dropped")])
+
+
+def test_condition_words_are_read_in_the_language_of_the_trace(judge: LocalJudge) -> None:
+    """ "plus" is a Vietnamese tier name and the English "and": an English claim is not capped for the
+    chunk's "plus any instalments", while a Vietnamese claim over the members-only sentence still is."""
+    fee = "Contract customers who cancel within the first 12 months pay a fee of $60, plus any instalments."
+    said = "Contract customers in their first 12 months pay a $60 fee."
+    assert _dropped(judge, "cancel fee?", said, fee, "en") == 0.0
+    assert run(judge, "cancel fee?", said, [fee]).verdicts.claims[0].supported
+    plus = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+    general = "Hàng thời trang được đổi hoặc trả trong 30 ngày."
+    assert _dropped(judge, "đổi trả mấy ngày", general, plus, "vi") == 1.0
+    assert _dropped(judge, "đổi trả mấy ngày", general, plus) == 1.0  # language from the answer
