@@ -20,6 +20,7 @@ the context also states another value of the same unit for the general case, a w
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import unicodedata
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from monitor.conditional.hours import CLOCK, EVERY_DAY, ClockReader
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.numeric import NumericRules, Quantity
@@ -86,6 +88,7 @@ class _Condition:
     phrase: str = ""  # the condition's words, accent-folded: matched against cross-language equivalents
     terms: frozenset[_Amount] = frozenset()  # values naming the condition ("claims up to 5,000元")
     anaphoric: bool = False  # a threshold naming an earlier one's value ("đơn dưới mức đó")
+    days: frozenset[int] = frozenset()  # the days of the week a "days" condition names (1 Monday)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,7 @@ class _Vocabulary:
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
         self.negations = _matcher(packs, lambda p: p.negations)
         self.denials = _matcher(packs, lambda p: p.denials, folded=True)
+        self.clock = ClockReader(packs)
         self.denial_skip = _matcher(packs, lambda p: [*p.links, *p.groups, *p.stopwords], folded=True)
         self.thresholds = _ending(packs, lambda p: p.thresholds)
         self.threshold_words = _matcher(packs, lambda p: p.thresholds)
@@ -157,6 +161,35 @@ class _Vocabulary:
     def content(self, word: str) -> bool:
         """A word that can name a condition: not a stopword, a link or a group noun."""
         return word not in self.stopwords and word not in self.links and word not in self.group_words
+
+
+def _days_of(
+    low: str,
+    start: int,
+    end: int,
+    value: tuple[int, int],
+    clocks: Sequence[int],
+    conditions: Sequence[_Condition],
+) -> tuple[_Condition, ...]:
+    """The day set a clock range holds on: the nearest in its comma part, else in its clause, with no
+    other clock range between them ("9am to 7pm Monday to Friday and 10am to 4pm on Saturdays",
+    "mở cửa từ 7:00 đến 20:00, từ thứ Hai đến thứ Sáu", "周一至周五上午9点至下午6点")."""
+    days = [c for c in conditions if c.kind == "days"]
+    if not days:
+        return ()
+    begin, stop = value
+
+    def gap(c: _Condition) -> int:
+        return c.start - stop if c.start >= stop else begin - c.end if c.end <= begin else 0
+
+    def clear(c: _Condition) -> bool:
+        low_end, high_start = (stop, c.start) if c.start >= stop else (c.end, begin)
+        return not any(low_end <= other < high_start for other in clocks)
+
+    part_start, part_end = _part(low, start, end, begin)
+    candidates = [c for c in days if part_start <= c.start < part_end and clear(c)]
+    candidates = candidates or [c for c in days if clear(c)]
+    return (min(candidates, key=gap),) if candidates else ()
 
 
 def _denies(denied: frozenset[str], key: str) -> bool:
@@ -229,6 +262,13 @@ class _Asked:
         self.answer = self  # what the answer alone says
         self.question = self  # what the question alone says
         self.denied: frozenset[str] = frozenset()  # what the question denies ("no-contract", "ko có bhyt")
+        self.days: frozenset[int] | None = None  # the days asked or answered about (a clock range's)
+
+    def on_days(self, days: frozenset[int] | None) -> _Asked:
+        """The same, about ``days`` ("chủ nhật", "every day"; None: no day named)."""
+        out = copy.copy(self)
+        out.days = days
+        return out
 
     def answer_only(self) -> _Asked:
         """The answer's words (the question's amounts kept): "所有保单等待期都是30天" asked by a
@@ -299,8 +339,11 @@ class ConditionalRules:
         hedged: dict[Quantity, str] = {}  # the writing of the answer sentence that states a condition
         everyone: set[Quantity] = set()  # stated for everyone: "ai cũng", "all customers", "不限会员"
         universal: set[Quantity] = set()  # stated of all: "mọi đơn hàng", "all policies", "所有保单"
+        days: dict[Quantity, frozenset[int] | None] = {}  # the days a clock range is given for
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
+            if quantity.unit == CLOCK:
+                days[quantity] = self._days_asked(low, a, b, start, question)
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(folded[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
@@ -313,10 +356,14 @@ class ConditionalRules:
             here = asked.for_everyone() if quantity in everyone else asked
             if quantity in universal:  # a universal claim carries a condition only in its own words
                 here = asked.answer_only()
+            if quantity in days:
+                here = here.on_days(days[quantity])
             finding = self._finding(quantity, statements, here, topics[quantity], hedged.get(quantity, ""))
             if finding is not None:
                 findings.append(finding)
-            elif self._qualified(quantity, statements, asked):
+            elif self._qualified(
+                quantity, statements, asked.on_days(days[quantity]) if quantity in days else asked
+            ):
                 qualified.append(quantity)
         return ConditionalReport(tuple(findings), tuple(qualified))
 
@@ -377,7 +424,10 @@ class ConditionalRules:
 
     def _carried(self, condition: _Condition, asked: _Asked) -> bool:
         """Whether the question or answer carries ``condition``: enough of its content words, or, in
-        another language, an equivalent of a phrase in it ("nội thành" for "inner city", "市区")."""
+        another language, an equivalent of a phrase in it ("nội thành" for "inner city", "市区"); a
+        day set, when the days asked or answered about fall inside it."""
+        if condition.kind == "days":
+            return asked.days is not None and asked.days <= condition.days
         if condition.kind == "class":
             return self._class_carried(condition, asked)
         found = sum(1 for key in condition.keys if asked.holds(key))
@@ -426,6 +476,15 @@ class ConditionalRules:
                 said.append((start, quantity))
         return said
 
+    def _days_asked(
+        self, low: str, start: int, end: int, position: int, question: str
+    ) -> frozenset[int] | None:
+        """The days an answer gives a clock range for: those its comma part names, else its sentence,
+        else the question ("chủ nhật có mở cửa không"); None when none names a day."""
+        clock = self.vocabulary.clock
+        part = _part(low, start, end, position)
+        return clock.named(low, *part) or clock.named(low, start, end) or clock.named(lower(question))
+
     def _denied(self, folded: str) -> frozenset[str]:
         """The words a question denies it meets: the first one after a denial ("no-contract plan",
         "not a Premium subscriber", "ko có BHYT", "不是VIP会员"), past links and group nouns."""
@@ -465,6 +524,9 @@ class ConditionalRules:
 
     def _found(self, text: str) -> list[tuple[int, int, Quantity]]:
         found = self.numeric.locate(text)
+        clocks = self.vocabulary.clock.ranges(lower(text))
+        if clocks:  # "từ 7 giờ đến 17 giờ" is opening hours, not two durations
+            found = [f for f in found if not any(s < f[1] and f[0] < e for s, e, _ in clocks)] + clocks
         folded = fold(text)
         taken = [(start, end) for start, end, _ in found]
         surface = nfc(text)
@@ -514,8 +576,12 @@ class ConditionalRules:
                 general = self.vocabulary.general.search(text, begin, stop) is not None
                 if general or any(c.kind != "threshold" for c in conditions):
                     carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
-                for position, _, quantity in here:
+                clocks = [s for s, _, q in here if q.unit == CLOCK]
+                for position, finish, quantity in here:
                     bound = self._bound(text, begin, stop, position, conditions) or carried
+                    if quantity.unit == CLOCK:
+                        place = (position, finish)
+                        bound = (*bound, *_days_of(text, begin, stop, place, clocks, conditions))
                     amount = (quantity.value, quantity.unit)
                     out.append(_Statement(amount, bound, surface, quantity.text, topic, writing))
                 carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
@@ -638,6 +704,11 @@ class ConditionalRules:
                     out.append(_Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase))
         out += self._thens(low, start, end)
         out += self._thresholds(low, start, end, values)
+        out += [
+            _Condition("days", d.start, d.end, frozenset(), phrase=low[d.start : d.end], days=d.days)
+            for d in v.clock.days(low, start, end)
+            if d.days != EVERY_DAY
+        ]
         for match in v.groups.finditer(low, start, end):
             condition = self._group(low, surface, start, end, match)
             if condition is None or _inside(condition, excluded):

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from monitor.exceptions import ConfigError
 from monitor.rulepacks import RulePacks
 
 PACK_DIR = "conditional"
 Form = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class DaySet(BaseModel):
+    """Words naming several days of the week at once ("weekends": 6, 7; "every day": 1-7)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    forms: list[Form]
+    days: list[Annotated[int, Field(ge=1, le=7)]]
 
 
 class ConditionalPack(BaseModel):
@@ -51,6 +60,20 @@ class ConditionalPack(BaseModel):
     equivalents: list[list[Form]] = []
     goods: list[list[Form]] = []
     comparable: list[list[Form]] = []
+    hour_words: list[Form] = []
+    am_words: list[Form] = []
+    pm_words: list[Form] = []
+    day_names: list[list[Form]] = []
+    day_sets: list[DaySet] = []
+    day_ranges: list[Form] = []
+    day_unions: list[Form] = []
+
+    @field_validator("day_names")
+    @classmethod
+    def _seven_days(cls, value: list[list[Form]]) -> list[list[Form]]:
+        if value and len(value) != 7:
+            raise ValueError(f"day_names lists the seven days, Monday first; found {len(value)}")
+        return value
 
 
 def load_packs(packs: RulePacks) -> list[ConditionalPack]:
