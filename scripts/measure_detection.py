@@ -41,6 +41,9 @@ JUDGE_REASONS = frozenset(
     }
 )
 FEEDBACK_REASONS = frozenset({"negative_feedback"})  # the customer's own complaint, not a detector's
+# Real defects the simulator plants in correct answers: a citation of a chunk that was not retrieved
+# (monitor/simulate/traffic.py, 1% of answers). Flagging them is right; they are no false flag.
+PLANTED_REASONS = frozenset({"invalid_citation"})
 DATA = ROOT / "tests" / "data" / "simulate"
 DOMAINS = {
     "banhang": "banhang",
@@ -120,6 +123,9 @@ def measure(domain: str, split: str, seed: int, count: int, work: Path) -> dict[
         "correct_flagged": share(by_kind.get("correct", [])),
         "correct_flagged_without_feedback": share(
             [bool(r) for r in _reasons_without(records, labels, FEEDBACK_REASONS)]
+        ),
+        "correct_flagged_wrongly": share(
+            [bool(r) for r in _reasons_without(records, labels, FEEDBACK_REASONS | PLANTED_REASONS)]
         ),
         "correct_flagged_by_cheap_detectors": share(detectors.get("correct", [])),
         "wrong_flagged_by_cheap_detectors": share(
