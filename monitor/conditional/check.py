@@ -344,7 +344,7 @@ class ConditionalRules:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             if quantity.unit == CLOCK:
                 days[quantity] = self._days_asked(low, a, b, start, question)
-            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(folded[a:b])
+            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(self._unclocked(folded, a, b))
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
             if self._said_of_all(self.vocabulary.everyone, low, a, b):
@@ -513,6 +513,14 @@ class ConditionalRules:
                 return True
         return False
 
+    def _unclocked(self, low: str, start: int, end: int) -> str:
+        """``low[start:end]`` without its clock ranges: "24 hours a day" names when, not what the
+        sentence is about (an app chat and a phone line both answer "24 hours a day")."""
+        text = low[start:end]
+        for begin, stop, _ in reversed(self.vocabulary.clock.ranges(text)):
+            text = text[:begin] + " " * (stop - begin) + text[stop:]
+        return text
+
     def _topic(self, folded: str) -> frozenset[str]:
         """What a folded clause is about: its content words, without numbers and function words."""
         stop = self.vocabulary.folded_stopwords
@@ -564,7 +572,7 @@ class ConditionalRules:
             if _LABEL.match(low, start, end):
                 carried = ()  # "SP-2.": a new section; the scope of the last one ends there
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
-            topic = self._topic(low[start:end].translate(_ACCENTS))
+            topic = self._topic(self._unclocked(low, start, end).translate(_ACCENTS))
             for text, begin, stop in parts:
                 here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
                 conditions = self._conditions(text, surface, begin, stop, [(s, e) for s, e, _ in here])

@@ -8,9 +8,10 @@ this module reads them here: a *clock range* ("7:00-20:00", "từ 7 giờ đến
 (7002000 is 07:00-20:00), and a *day set* ("từ thứ Hai đến thứ Sáu", "weekends", "周一至周五") is a
 condition that a question or answer carries when the days it names fall inside it.
 
-The words are the packs' (``hour_words``, ``am_words``, ``pm_words``, ``day_names``, ``day_sets``,
-``day_ranges``, ``day_unions`` in ``rules/conditional/*.yaml``); the reading is the same for every
-language.
+Phrases of ``all_day`` ("24/7", "around the clock", "全天24小时") are the range 00:00-24:00.
+The words are the packs' (``hour_words``, ``all_day``, ``am_words``, ``pm_words``, ``day_names``,
+``day_sets``, ``day_ranges``, ``day_unions`` in ``rules/conditional/*.yaml``); the reading is the same
+for every language.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from monitor.conditional.packs import ConditionalPack
 from monitor.numeric import Quantity
 
 CLOCK = "clock_range"
+ALL_DAY = Decimal("00002400")  # 00:00-24:00, what "24/7" and "around the clock" say
 EVERY_DAY = frozenset(range(1, 8))
 _GAP = 12  # characters at most between two day names joined into one set ("Thứ Bảy và Chủ nhật")
 
@@ -46,6 +48,7 @@ class ClockReader:
         joins = _alternation(w for p in packs for w in [*p.ranges, *p.day_ranges] if w not in _UNION_WORDS)
         pair = rf"{_time('a', hours, marks)}\s*(?:{joins})\s*{_time('b', hours, marks)}"
         self._range = re.compile(rf"(?<![\d:：]){pair}(?![\d:：])")
+        self._all_day = _words_regex(" ".join(w.lower().split()) for p in packs for w in p.all_day)
         pm = _alternation(w for p in packs for w in p.pm_words)
         self._pm = re.compile(rf"^(?:{pm})$")
         names: list[tuple[str, frozenset[int]]] = []
@@ -71,7 +74,10 @@ class ClockReader:
                 continue
             value = Decimal(f"{start // 60:02d}{start % 60:02d}{end // 60:02d}{end % 60:02d}")
             out.append((match.start(), match.end(), Quantity(value, CLOCK, match.group().strip())))
-        return out
+        for match in self._all_day.finditer(low):  # "24/7", "around the clock", "全天24小时": 00:00-24:00
+            if not any(s < match.end() and match.start() < e for s, e, _ in out):
+                out.append((match.start(), match.end(), Quantity(ALL_DAY, CLOCK, match.group())))
+        return sorted(out, key=lambda item: item[0])
 
     def _minutes(self, match: re.Match[str], n: str) -> int | None:
         hour, minute = int(match.group(f"{n}h")), int(match.group(f"{n}m") or 0)

@@ -61,6 +61,7 @@ class ConditionalPack(BaseModel):
     goods: list[list[Form]] = []
     comparable: list[list[Form]] = []
     hour_words: list[Form] = []
+    all_day: list[Form] = []
     am_words: list[Form] = []
     pm_words: list[Form] = []
     day_names: list[list[Form]] = []
