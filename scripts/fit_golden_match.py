@@ -12,9 +12,12 @@ multilingual-e5-small in-process). Per mode:
 The older BanHang case files (q01..q05 and negatives.yaml, written before this set) join train, and
 holdout.yaml joins dev: their hard negatives are harder than ours.
 
-3. test: reported at that threshold, twice: golden questions alone (``variants: false``), and with the
-   train paraphrases added to their entries as variants (``variants: true``, what ``review promote
-   --as-variant`` builds up in production; the threshold for it is chosen on dev too).
+3. test: reported at that threshold, three ways: golden questions alone (``variants: "none"``), with
+   the train paraphrases added to their entries as variants (``"train"``, what ``review promote
+   --as-variant`` builds up in production; the threshold for it is chosen on dev too), and with the
+   train cases that the ``"train"`` matcher matches wrongly kept on those entries as negatives
+   (``"train+negatives"``, what ``review promote --as-negative`` builds up). For that one dev chooses
+   the negative margin too (a small grid), since train cases are their own negatives there.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import itertools
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ from monitor.golden.fitting import (  # noqa: E402
     load_domains,
     load_splits,
     outcomes,
+    with_negatives,
     with_variants,
 )
 
@@ -53,6 +57,7 @@ MARGINS = (0.0, 0.02, 0.05, 0.08, 0.1)
 LEXICAL_WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
 BALANCES = (0.3, 0.4, 0.5)
 QUALIFIER_PENALTIES = (1.0, 0.7, 0.5, 0.3)
+NEGATIVE_MARGINS = (0.0, 0.05, 0.1, 0.15)
 DEV_BUDGET = MAX_FALSE_MATCH_RATE / 2
 
 
@@ -63,6 +68,7 @@ class Params:
     qualifier_penalty: float
     lexical_weight: float
     margin: float
+    negative_margin: float = 0.0
 
 
 def score(
@@ -80,11 +86,57 @@ def score(
             balance=params.balance,
             qualifier_penalty=params.qualifier_penalty,
             lexical_weight=params.lexical_weight,
+            negative_margin=params.negative_margin,
             vocabulary=vocabulary,
         )
         for domain, g in golden.items()
     }
     return outcomes(matchers, cases)
+
+
+def promoted_negatives(
+    golden: Mapping[str, GoldenSet],
+    train: Sequence[Paraphrase],
+    params: Params,
+    threshold: float,
+    embedder: Embedder | None,
+    vocab: Vocabulary,
+) -> dict[str, GoldenSet]:
+    """Each domain's sets with the train cases its matcher (at ``threshold``) matches wrongly as negatives."""
+    promoted = {}
+    for domain, g in golden.items():
+        matcher = GoldenMatcher(
+            g,
+            embedder,
+            threshold,
+            margin=params.margin,
+            char_weight=params.char_weight,
+            balance=params.balance,
+            qualifier_penalty=params.qualifier_penalty,
+            lexical_weight=params.lexical_weight,
+            vocabulary=vocab,
+        )
+        promoted[domain] = with_negatives(g, train, domain, matcher)
+    return promoted
+
+
+def choose_on_dev(
+    sets: Mapping[str, GoldenSet],
+    dev: Sequence[Paraphrase],
+    params: Params,
+    embedder: Embedder | None,
+    vocab: Vocabulary,
+    negative_margins: Sequence[float],
+) -> tuple[Params, float, list[Outcome]] | None:
+    """The negative margin and threshold with the best dev recall within half the budget."""
+    best: tuple[Params, float, list[Outcome], float] | None = None
+    for negative_margin in negative_margins:
+        chosen_params = replace(params, negative_margin=negative_margin)
+        results = score(sets, dev, chosen_params, embedder, vocab)
+        chosen = best_threshold(results, params.margin, DEV_BUDGET)
+        if chosen is not None and (best is None or chosen[1].recall > best[3]):
+            best = (chosen_params, chosen[0], results, chosen[1].recall)
+    return None if best is None else best[:3]
 
 
 def fit_on_train(
@@ -138,16 +190,33 @@ def run_mode(
     params = fit_on_train(golden, splits["train"], embedder, vocab, lexical)
     print(json.dumps({"mode": mode, "fitted_on": "train", **params.__dict__}), flush=True)
     with_train = {d: with_variants(g, splits["train"], d) for d, g in golden.items()}
-    for variants, sets in ((False, golden), (True, with_train)):
-        dev = score(sets, splits["dev"], params, embedder, vocab)
-        chosen = best_threshold(dev, params.margin, DEV_BUDGET)
+    threshold = None
+    for variants, sets in (("none", golden), ("train", with_train), ("train+negatives", None)):
+        if sets is None:  # the negatives a review of the "train" matcher's false matches would promote
+            if threshold is None:
+                continue
+            sets = promoted_negatives(with_train, splits["train"], params, threshold, embedder, vocab)
+        margins = NEGATIVE_MARGINS if variants == "train+negatives" else (0.0,)
+        chosen = choose_on_dev(sets, splits["dev"], params, embedder, vocab, margins)
         if chosen is None:
             print(json.dumps({"mode": mode, "variants": variants, "error": "dev over budget"}))
             continue
-        threshold = chosen[0]
+        chosen_params, threshold, dev = chosen
+        negatives = sum(len(e.negatives) for g in sets.values() for e in g.entries)
+        print(
+            json.dumps(
+                {
+                    "mode": mode,
+                    "variants": variants,
+                    "negative_margin": chosen_params.negative_margin,
+                    "promoted_negatives": negatives,
+                }
+            ),
+            flush=True,
+        )
         names = ("train", "dev", "test") if test else ("train", "dev")
         for name in names:
-            results = dev if name == "dev" else score(sets, splits[name], params, embedder, vocab)
+            results = dev if name == "dev" else score(sets, splits[name], chosen_params, embedder, vocab)
             report(results, threshold, params.margin, mode=mode, variants=variants, split=name)
     return params
 

@@ -5,7 +5,11 @@ golden entry that answers it (or none: those questions are the negatives), and i
 (``tests/data/simulate/*.test.json``) were written by another writer from the section texts, for the
 simulator, not for golden matching. Each question is matched against its domain's golden set.
 
-Run: ``.venv/bin/python scripts/golden_match_simulated.py [--embed]``: JSON lines per mode and domain.
+Run: ``.venv/bin/python scripts/golden_match_simulated.py --split dev|test [--variants [--negatives]]
+[--embed]``: JSON lines per mode and domain. ``--variants`` adds the domain's train wordings (the packaged
+domain file) to their entries; ``--negatives`` then keeps the train wordings that matcher matches
+wrongly (sibling intents, questions of no entry) on those entries as negatives, as review promotion
+(``--as-negative``) would.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from monitor.embeddings import Embedder, LocalE5Embedder  # noqa: E402
 from monitor.golden import GoldenMatcher, GoldenSet  # noqa: E402
-from monitor.golden.fitting import Paraphrase, figures, outcomes, with_variants  # noqa: E402
+from monitor.golden.fitting import Paraphrase, figures, outcomes, with_negatives, with_variants  # noqa: E402
 from monitor.simulate import load_domain  # noqa: E402
 
 SIMULATE = ROOT / "tests" / "data" / "simulate"
@@ -33,8 +37,10 @@ DOMAINS = {
 }
 
 
-def cases(name: str, source: str, split: str, variants: bool) -> tuple[GoldenSet, list[Paraphrase]]:
-    """The domain's golden set (plus its train wordings as variants) and the split's questions."""
+def cases(
+    name: str, source: str, split: str, variants: bool, negatives: bool = False
+) -> tuple[GoldenSet, list[Paraphrase]]:
+    """The domain's golden set (train wordings as variants, false matches as negatives) and the questions."""
     domain = load_domain(source, SIMULATE / f"{name}.{split}.json")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "golden.json"
@@ -48,6 +54,8 @@ def cases(name: str, source: str, split: str, variants: bool) -> tuple[GoldenSet
             for q in w
         ]
         golden = with_variants(golden, train, name)
+        if negatives:
+            golden = with_negatives(golden, train, name, GoldenMatcher(golden))
     questions = [
         Paraphrase(name, intent.golden, question)
         for intent in domain.intents
@@ -62,9 +70,12 @@ def main() -> int:
     parser.add_argument("--embed", action="store_true", help="also score the e5 blend (in-process e5)")
     parser.add_argument("--split", choices=("dev", "test"), default="dev", help="the wordings scored")
     parser.add_argument("--variants", action="store_true", help="the domain's train wordings as variants")
+    parser.add_argument(
+        "--negatives", action="store_true", help="with --variants: train false matches as negatives"
+    )
     args = parser.parse_args()
     data = {
-        name: cases(name, source, args.split, args.variants)
+        name: cases(name, source, args.split, args.variants, args.negatives)
         for name, source in DOMAINS.items()
         if (SIMULATE / f"{name}.{args.split}.json").is_file()  # the clinic domain has no dev wordings
     }
@@ -79,10 +90,12 @@ def main() -> int:
             results = outcomes(matchers, questions)
             pooled += results
             found = figures(results, some.threshold, some.margin).as_dict()
-            line = {"mode": mode, "split": args.split, "variants": args.variants, "domain": name}
+            line = {"mode": mode, "split": args.split, "variants": args.variants, "negatives": args.negatives}
+            line["domain"] = name
             print(json.dumps(line | {"threshold": some.threshold} | found), flush=True)
         found = figures(pooled, some.threshold, some.margin).as_dict()
-        line = {"mode": mode, "split": args.split, "variants": args.variants, "domain": "all"}
+        line = {"mode": mode, "split": args.split, "variants": args.variants, "negatives": args.negatives}
+        line["domain"] = "all"
         print(json.dumps(line | {"threshold": some.threshold} | found), flush=True)
     return 0
 

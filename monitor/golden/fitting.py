@@ -142,6 +142,24 @@ def with_variants(golden: GoldenSet, cases: Iterable[Paraphrase], domain: str) -
     return GoldenSet(f"{golden.version}+variants", entries)
 
 
+def with_negatives(
+    golden: GoldenSet, cases: Iterable[Paraphrase], domain: str, matcher: GoldenMatcher
+) -> GoldenSet:
+    """``golden`` with the domain's cases that ``matcher`` matches wrongly kept as those entries' negatives.
+
+    This is what review builds up in production: a reviewer who sees a false match (a hard negative,
+    or a question of another entry) promotes it with ``review promote --as-negative``. Only matches
+    the matcher actually makes are promoted, since review only sees those.
+    """
+    extra: dict[str, list[str]] = {}
+    for case in cases:
+        found = matcher.match(case.text) if case.domain == domain else None
+        if found is not None and found.entry.id != case.expect:
+            extra.setdefault(found.entry.id, []).append(case.text)
+    entries = tuple(replace(e, negatives=(*e.negatives, *extra.get(e.id, ()))) for e in golden.entries)
+    return GoldenSet(f"{golden.version}+negatives", entries)
+
+
 def outcomes(matchers: Mapping[str, GoldenMatcher], cases: Sequence[Paraphrase]) -> list[Outcome]:
     """Rank every case with its domain's matcher (no prefilter, so scores are complete)."""
     ranked = []

@@ -4,7 +4,8 @@ Three entry shapes are accepted: seed 000's (``cau_hoi``, ``muc_ky_vong``, ``tra
 ``nguon``), seed 001's (``question``, ``reference_answer``, ``reference_contexts``, ``answerable``,
 ``expected_behavior``, ...) and the promoted shape (seed 001's plus ``expected_sections`` and ``source``).
 Any shape may carry ``variants``: other wordings of the question, which the matcher matches as well
-(``ragmon review promote --as-variant`` appends to it).
+(``ragmon review promote --as-variant`` appends to it), and ``negatives``: reviewed questions that
+the matcher matched to the entry wrongly, kept as "not this" (``--as-negative`` appends to it).
 A file is a bare JSON array (its version is a hash of its bytes), an object ``{"version": ...,
 "entries": [...]}`` (promotion writes this and bumps the version), or JSONL (one entry per line).
 """
@@ -38,6 +39,7 @@ class GoldenEntry:
     category: str | None = None
     tags: tuple[str, ...] = ()  # free labels; ``scoring_only: true`` adds "scoring_only" (ragmon gate)
     variants: tuple[str, ...] = ()
+    negatives: tuple[str, ...] = ()  # questions known not to ask this entry (reviewed false matches)
 
     @property
     def questions(self) -> tuple[str, ...]:
@@ -148,6 +150,7 @@ def _entry(raw: Any, where: str, sections: Mapping[str, str]) -> GoldenEntry:
         category=_text(raw, ("category",), where),
         tags=_tags(raw, where),
         variants=_str_list(raw, ("variants",), where),
+        negatives=_str_list(raw, ("negatives",), where),
     )
 
 

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _PIECE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+# A figure glued to its unit ("50gb", "5g", "24h") is read as two tokens: the unit word then maps.
+_DIGITS = re.compile(r"\d+|\D+")
 PACK_DIR = "golden"
 Phrase = tuple[str, ...]
 
@@ -207,7 +209,8 @@ class Vocabulary:
             if is_cjk(piece):
                 words.extend(self._cjk_tokens(piece) if bigrams else (piece,))
             else:
-                words.extend(stem(w) for w in self.abbreviations.get(piece, (piece,)))
+                for part in _DIGITS.findall(piece):
+                    words.extend(stem(w) for w in self.abbreviations.get(part, (part,)))
         return tuple(w for w in self._map_synonyms(words) if w not in self.stopwords)
 
     def _cjk_replacement(self, match: re.Match[str]) -> str:

@@ -22,7 +22,7 @@ from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
 from monitor.review import sample as sample_mod
 from monitor.review.models import VERDICTS, CaseFilter, Status
-from monitor.review.promote import promote, promote_variant
+from monitor.review.promote import promote, promote_negative, promote_variant
 from monitor.review.render import print_agreement, print_case, print_cases
 from monitor.review.store import DEFAULT_STORE_PATH, ReviewStore, open_store
 from monitor.web.serve import add_parser as add_serve_parser
@@ -126,6 +126,11 @@ def _promote(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> a
         "--as-variant",
         metavar="ENTRY_ID",
         help="add the cases' questions as variants of this existing entry instead of new entries",
+    )
+    p.add_argument(
+        "--as-negative",
+        metavar="ENTRY_ID",
+        help="keep the cases' questions on this entry as negatives: wrongly matched to it, not this",
     )
     p.set_defaults(func=cmd_promote)
     return p
@@ -250,9 +255,14 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    """``ragmon review promote ID ... --golden FILE [--as-variant ENTRY_ID]``."""
+    """``ragmon review promote ID ... --golden FILE [--as-variant ENTRY_ID | --as-negative ENTRY_ID]``."""
+    if args.as_variant and args.as_negative:
+        print("ragmon review promote: --as-variant and --as-negative exclude each other", file=sys.stderr)
+        return 2
     if args.as_variant:
         return _run(args, lambda store: _promote_variant(store, args))
+    if args.as_negative:
+        return _run(args, lambda store: _promote_negative(store, args))
 
     def action(store: ReviewStore) -> int:
         done = promote(store, args.trace_ids, args.golden, source=args.source)
@@ -269,6 +279,14 @@ def _promote_variant(store: ReviewStore, args: argparse.Namespace) -> int:
     for question in done.variants:
         print(f"{done.entry_id}: added variant {question!r}")
     print(f"{args.golden}: golden set version {done.version}, {len(done.variants)} variants added")
+    return 0
+
+
+def _promote_negative(store: ReviewStore, args: argparse.Namespace) -> int:
+    done = promote_negative(store, args.trace_ids, args.as_negative, args.golden, source=args.source)
+    for question in done.variants:
+        print(f"{done.entry_id}: added negative {question!r}")
+    print(f"{args.golden}: golden set version {done.version}, {len(done.variants)} negatives added")
     return 0
 
 

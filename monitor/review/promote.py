@@ -9,7 +9,10 @@ replaced atomically, so a crash never leaves half a golden set.
 ``promote_variant`` adds reviewed cases' questions to an existing entry's ``variants`` instead (a
 paraphrase the matcher missed): refused when the entry is unknown (a ``ConfigError``), when the question
 is already that entry's question or variant, or another entry's, or when the case is unreviewed or
-already promoted; it bumps the version too.
+already promoted; it bumps the version too. ``promote_negative`` adds them to the entry's
+``negatives`` (a question the matcher matched to the entry wrongly: "not this"), refused when the
+question is already one of the entry's wordings or negatives; the matcher then vetoes the entry for
+questions nearer that negative than to its wordings.
 """
 
 from __future__ import annotations
@@ -231,6 +234,60 @@ def promote_variant(
     return PromotedVariants(version=new.version, entry_id=entry_id, variants=added)
 
 
+def promote_negative(
+    store: _PromoteStore,
+    trace_ids: Sequence[str],
+    entry_id: str,
+    golden_path: Path,
+    source: str | None = None,
+    scrubber: Scrubber | None = None,
+) -> PromotedVariants:
+    """Add the cases' (scrubbed) questions to entry ``entry_id``'s negatives as one new golden version."""
+    golden = load_golden(golden_path)
+    entry = next((e for e in golden.entries if str(e.get("id")) == entry_id), None)
+    if entry is None:
+        raise ConfigError(f"golden file {golden_path}: no entry with id {entry_id!r}")
+    scrub = (scrubber or Scrubber.load()).scrub
+    known = {normalize_question(q): "a question or variant" for q in _questions(entry)}
+    known |= {normalize_question(q): "a negative" for q in _strings(entry, "negatives")}
+    promoted_ids = _promoted_ids(golden.entries)
+    added: list[str] = []
+    refused: dict[str, str] = {}
+    for trace_id in dict.fromkeys(trace_ids):
+        case = store.require(trace_id)
+        question = scrub(case.question).strip()
+        why = (
+            "already promoted"
+            if trace_id in promoted_ids
+            else _negative_refusal(case, question, known, entry_id)
+        )
+        if why is not None:
+            refused[trace_id] = why
+            continue
+        added.append(question)
+        known[normalize_question(question)] = "a negative"
+    if refused:
+        raise PromotionRefused(refused)
+    entry["negatives"] = [*_strings(entry, "negatives"), *added]
+    entry["negative_trace_ids"] = [*entry.get("negative_trace_ids", ()), *dict.fromkeys(trace_ids)]
+    new = GoldenFile(version=golden.version + 1, entries=golden.entries)
+    write_golden(golden_path, new)
+    for trace_id in dict.fromkeys(trace_ids):
+        store.mark_promoted(trace_id, source or trace_id, new.version)
+    return PromotedVariants(version=new.version, entry_id=entry_id, variants=added)
+
+
+def _negative_refusal(case: Case, question: str, known: Mapping[str, str], entry_id: str) -> str | None:
+    if case.status == Status.PROMOTED:
+        return "already promoted"
+    if case.label is None:
+        return "not reviewed (label it first)"
+    if not normalize_question(question):
+        return "the case has no question"
+    what = known.get(normalize_question(question))
+    return None if what is None else f"already {what} of {entry_id}"
+
+
 def _variant_refusal(case: Case, question: str, owners: Mapping[str, str], entry_id: str) -> str | None:
     if case.status == Status.PROMOTED:
         return "already promoted"
@@ -251,14 +308,20 @@ def _question(entry: Mapping[str, Any]) -> str:
 
 
 def _variants(entry: Mapping[str, Any]) -> list[str]:
-    value = entry.get("variants") or []
+    return _strings(entry, "variants")
+
+
+def _strings(entry: Mapping[str, Any], key: str) -> list[str]:
+    """The entry's list of strings under ``key`` (variants, negatives), or none."""
+    value = entry.get(key) or []
     return [str(v) for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _promoted_ids(entries: Iterable[Mapping[str, Any]]) -> set[str]:
-    """Trace ids already in the file, as an entry's own trace or as a variant's."""
+    """Trace ids already in the file, as an entry's own trace or as a variant's or a negative's."""
     ids = {str(e["trace_id"]) for e in entries if e.get("trace_id")}
-    return ids | {str(t) for e in entries for t in e.get("variant_trace_ids") or ()}
+    keys = ("variant_trace_ids", "negative_trace_ids")
+    return ids | {str(t) for e in entries for key in keys for t in e.get(key) or ()}
 
 
 def _questions(entry: Mapping[str, Any]) -> list[str]:

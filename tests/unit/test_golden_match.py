@@ -234,8 +234,8 @@ def test_mixed_language_tokens_share_one_spelling() -> None:
 def test_chinese_words_and_bigrams() -> None:
     """Known Chinese words are cut out whole, stop strings dropped, the rest read as bigrams."""
     vocab = Vocabulary.load()
-    assert vocab.tokens("请问退货的运费谁出？") == ("退货", "运费", "谁承担")
-    assert vocab.tokens("生鲜可以退货吗") == ("生鲜", "退货")
+    assert vocab.tokens("请问退货的运费谁出？") == ("tra", "运费", "谁承担")  # 退货: the return concept
+    assert vocab.tokens("生鲜可以退货吗") == ("生鲜", "tra")
     assert vocab.tokens("支持花呗分期") == ("支持", "持花", "花呗", "呗分", "分期")
     assert vocab.tokens("退貨怎麼申請") == vocab.tokens("退货怎么申请")
     assert vocab.tokens("７天") == vocab.tokens("7天")  # full-width digits fold
@@ -288,3 +288,62 @@ def test_variants_are_matched(golden: GoldenSet) -> None:
     grown = GoldenSet("v", tuple(replace(e, variants=(question,)) if e.id == "q01" else e for e in golden))
     found = GoldenMatcher(grown).match("hàng quần áo nhận rồi trả lại được mấy hôm vậy shop")
     assert found is not None and found.entry.id == "q01" and found.semantic is None
+
+
+def test_concepts_share_one_token_across_languages() -> None:
+    """A concept written in English, Vietnamese or Chinese reads as one token, so scores cross languages."""
+    vocab = Vocabulary.load()
+    assert vocab.tokens("roaming data") == vocab.tokens("data chuyển vùng")[::-1] == ("roam", "data")
+    assert vocab.tokens("漫游流量") == ("roam", "data")
+    assert vocab.tokens("customer service hours") == vocab.tokens("客服几点") == ("support", "hour")
+    assert vocab.tokens("多久") == vocab.tokens("bao lâu") == vocab.tokens("how long") == ("baolau",)
+    assert vocab.tokens("hủy hợp đồng") == ("huy", "contract") and vocab.tokens("解约") == ("cancel",)
+
+
+def test_english_paraphrase_vocabulary() -> None:
+    """Gigs are data; burning through, running out of and using up the allowance are one phrase."""
+    vocab = Vocabulary.load()
+    used_up = vocab.tokens("use up data")
+    assert vocab.tokens("burn through my data") == vocab.tokens("my plan ran out of data")[1:] == used_up
+    assert vocab.tokens("when my gigs are gone") == ("data", "use")
+    assert vocab.tokens("do all plans get it") == ("plan",)  # "plane" -> flight must not take "plan"
+
+
+def test_figures_glued_to_units_split() -> None:
+    """ "50gb" reads as "50 gb", so the unit word maps ("gb" -> data) and the figure counts."""
+    vocab = Vocabulary.load()
+    assert vocab.tokens("50gb roaming") == vocab.tokens("50 GB roaming") == ("50", "data", "roam")
+
+
+def _with_negative(golden: GoldenSet, entry_id: str, negative: str) -> GoldenSet:
+    return GoldenSet("n", tuple(replace(e, negatives=(negative,)) if e.id == entry_id else e for e in golden))
+
+
+def test_negatives_veto_their_entry(golden: GoldenSet) -> None:
+    """A question nearer a known "not this" of an entry than to its wordings does not match it."""
+    question = "thành viên mua áo mặc không vừa thì được trả trong mấy ngày"
+    plain = GoldenMatcher(golden, qualifier_penalty=1.0)
+    assert matched_id(plain, question) == "q01"
+    vetoed = GoldenMatcher(_with_negative(golden, "q01", question), qualifier_penalty=1.0)
+    assert matched_id(vetoed, question) is None
+    assert matched_id(vetoed, "Mua áo mặc không vừa thì được trả trong mấy ngày?") == "q01"
+    assert vetoed.lexical_scores(question)[0] == 0.0
+
+
+def test_negative_margin_widens_the_veto(golden: GoldenSet) -> None:
+    """With a negative margin, a negative a little farther than the best wording still vetoes."""
+    negative = "thành viên Plus mua áo mặc không vừa được trả trong bao nhiêu ngày"
+    question = "áo mặc không vừa thì trả trong mấy ngày vậy"
+    sets = _with_negative(golden, "q01", negative)
+    assert matched_id(GoldenMatcher(sets, qualifier_penalty=1.0), question) == "q01"
+    assert matched_id(GoldenMatcher(sets, qualifier_penalty=1.0, negative_margin=1.0), question) is None
+
+
+def test_negatives_load_from_the_golden_file(tmp_path: Path) -> None:
+    """An entry's ``negatives`` list is read with it; a malformed one is a ConfigError."""
+    path = tmp_path / "g.json"
+    path.write_text('[{"id": "a", "question": "q", "negatives": ["not this"]}]', encoding="utf-8")
+    assert GoldenSet.load([path]).entries[0].negatives == ("not this",)
+    path.write_text('[{"id": "a", "question": "q", "negatives": "not this"}]', encoding="utf-8")
+    with pytest.raises(ConfigError, match="negatives"):
+        GoldenSet.load([path])

@@ -20,6 +20,7 @@ from monitor.golden.fitting import (
     load_domains,
     load_splits,
     outcomes,
+    with_negatives,
     with_variants,
 )
 from monitor.golden.match import DEFAULT_LEXICAL_MARGIN, DEFAULT_LEXICAL_THRESHOLD
@@ -74,3 +75,18 @@ def test_variants_raise_recall(golden: dict[str, GoldenSet]) -> None:
     plain = figures(_outcomes(golden, SPLITS["test"], False), DEFAULT_LEXICAL_THRESHOLD, 0.0)
     grown = figures(_outcomes(golden, SPLITS["test"], True), DEFAULT_LEXICAL_THRESHOLD, 0.0)
     assert grown.recall > plain.recall
+
+
+def test_review_promotes_only_false_matches(golden: dict[str, GoldenSet]) -> None:
+    """Simulated review keeps on an entry, as negatives, exactly the cases the matcher matched to it wrongly."""
+    sets = {d: with_variants(g, SPLITS["train"], d) for d, g in golden.items()}
+    for domain, g in sets.items():
+        matcher = GoldenMatcher(g)
+        grown = with_negatives(g, SPLITS["train"], domain, matcher)
+        for entry in grown.entries:
+            for text in entry.negatives:
+                found = matcher.match(text)
+                case = next(c for c in SPLITS["train"] if c.domain == domain and c.text == text)
+                assert found is not None and found.entry.id == entry.id != case.expect
+        kept = GoldenMatcher(grown)
+        assert all(kept.match(text) is None for e in grown.entries for text in e.negatives)

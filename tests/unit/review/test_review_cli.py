@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from monitor.golden import GoldenMatcher, GoldenSet
 from monitor.review import ReviewStore, Status
 from monitor.review.cli import main, parse_since
 
@@ -282,3 +283,45 @@ def test_promote_as_variant_needs_a_review(run: Run, add_case: Callable[..., str
     code, _, err = run("promote", "u-1", "--golden", str(golden), "--as-variant", "q01")
     assert code == 1 and "not reviewed" in err
     assert json.loads(golden.read_text(encoding="utf-8"))["version"] == 4
+
+
+def test_promote_as_negative(
+    run: Run, store: ReviewStore, add_case: Callable[..., str], tmp_path: Path
+) -> None:
+    """--as-negative keeps a reviewed false match on the entry as "not this"; the matcher then vetoes it."""
+    golden = tmp_path / "golden.json"
+    golden.write_text(
+        '[{"id": "q01", "cau_hoi": "Mua áo mặc không vừa thì được trả trong mấy ngày?",'
+        ' "variants": ["ao ko vua tra may ngay"]}]',
+        encoding="utf-8",
+    )
+    add_case("n-1", question="thanh vien plus mua ao khong vua tra may ngay")
+    add_case("n-2", question="Mua áo mặc không vừa thì được trả trong mấy ngày")
+    add_case("n-3", question="the qua tang tra duoc khong")
+    for trace_id in ("n-1", "n-2"):
+        assert run("label", trace_id, "bad")[0] == 0
+
+    code, out, err = run("promote", "n-1", "--golden", str(golden), "--as-negative", "q01")
+    assert code == 0, err
+    data = json.loads(golden.read_text(encoding="utf-8"))
+    q01 = data["entries"][0]
+    assert data["version"] == 2 and "1 negatives added" in out
+    assert q01["negatives"] == ["thanh vien plus mua ao khong vua tra may ngay"]
+    assert q01["negative_trace_ids"] == ["n-1"] and q01["variants"] == ["ao ko vua tra may ngay"]
+    matcher = GoldenMatcher(GoldenSet.load([golden]), qualifier_penalty=1.0)
+    assert matcher.match("thanh vien plus mua ao khong vua tra may ngay a") is None
+    assert matcher.match("ao mac khong vua tra trong may ngay") is not None
+
+    refusals = {
+        "n-1": "already promoted",
+        "n-2": "already a question or variant of q01",
+        "n-3": "not reviewed",
+    }
+    for trace_id, why in refusals.items():
+        code, _, err = run("promote", trace_id, "--golden", str(golden), "--as-negative", "q01")
+        assert code == 1 and why in err
+    code, _, err = run(
+        "promote", "n-2", "--golden", str(golden), "--as-negative", "q01", "--as-variant", "q01"
+    )
+    assert code == 2 and "exclude each other" in err
+    assert json.loads(golden.read_text(encoding="utf-8"))["version"] == 2  # refusals wrote nothing
