@@ -78,7 +78,7 @@ def test_variants_raise_recall(golden: dict[str, GoldenSet]) -> None:
 
 
 def test_review_promotes_only_false_matches(golden: dict[str, GoldenSet]) -> None:
-    """Simulated review keeps on an entry, as negatives, exactly the cases the matcher matched to it wrongly."""
+    """Simulated review keeps as an entry's negatives exactly the cases the matcher matched to it wrongly."""
     sets = {d: with_variants(g, SPLITS["train"], d) for d, g in golden.items()}
     for domain, g in sets.items():
         matcher = GoldenMatcher(g)
