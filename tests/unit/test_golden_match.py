@@ -306,7 +306,8 @@ def test_english_paraphrase_vocabulary() -> None:
     used_up = vocab.tokens("use up data")
     assert vocab.tokens("burn through my data") == vocab.tokens("my plan ran out of data")[1:] == used_up
     assert vocab.tokens("when my gigs are gone") == ("data", "use")
-    assert vocab.tokens("do all plans get it") == ("plan",)  # "plane" -> flight must not take "plan"
+    assert vocab.tokens("do my plans get it") == ("plan",)  # "plane" -> flight must not take "plan"
+    assert vocab.tokens("do all plans get it") == vocab.tokens("is it for everyone") == ("everyon",)
 
 
 def test_figures_glued_to_units_split() -> None:
@@ -347,3 +348,20 @@ def test_negatives_load_from_the_golden_file(tmp_path: Path) -> None:
     path.write_text('[{"id": "a", "question": "q", "negatives": "not this"}]', encoding="utf-8")
     with pytest.raises(ConfigError, match="negatives"):
         GoldenSet.load([path])
+
+
+def test_persian_pack_reads_onto_the_shared_concepts() -> None:
+    """A Persian question reads onto the same concept words as its Vietnamese and English wordings."""
+    vocab = Vocabulary.load()
+    persian = set(vocab.tokens("پیراهنی که خریدم گشاد است؛ چند روز برای پس دادنش وقت دارم؟"))
+    assert persian == {"quan", "ao", "khongvua", "baolau", "tra"}
+    assert persian <= set(vocab.tokens("Mua áo mặc không vừa thì được trả trong mấy ngày?"))
+    assert vocab.tokens("لپ‌تاپ") == vocab.tokens("لپ تاپ") == ("laptop",)  # a zero-width non-joiner splits
+
+
+def test_customer_tiers_are_qualifiers() -> None:
+    """Premium, seniors and VIP members change the answer: they are qualifiers in every language."""
+    vocab = Vocabulary.load()
+    assert vocab.qualifiers(vocab.tokens("premium eu data allowance")) == {("premium",)}
+    assert vocab.qualifiers(vocab.tokens("basic plan price for over 65s")) == {("senior",)}
+    assert vocab.qualifiers(vocab.tokens("VIP客户等待期")) == {("会员",)}
