@@ -9,7 +9,7 @@ Run: ``.venv/bin/python scripts/golden_match_simulated.py --split dev|test [--va
 [--embed]``: JSON lines per mode and domain. ``--variants`` adds the domain's train wordings (the packaged
 domain file) to their entries; ``--negatives`` then keeps the train wordings that matcher matches
 wrongly (sibling intents, questions of no entry) on those entries as negatives, as review promotion
-(``--as-negative``) would.
+(``--as-negative``) would; ``--veto-only`` turns the per-entry bar over those negatives off.
 """
 
 from __future__ import annotations
@@ -37,6 +37,16 @@ DOMAINS = {
 }
 
 
+def train_wordings(name: str, source: str) -> list[Paraphrase]:
+    """The domain's train wordings (the packaged domain file), each with the entry it asks or None."""
+    return [
+        Paraphrase(name, i.golden, q)
+        for i in load_domain(source).intents
+        for w in i.questions.values()
+        for q in w
+    ]
+
+
 def cases(
     name: str, source: str, split: str, variants: bool, negatives: bool = False
 ) -> tuple[GoldenSet, list[Paraphrase]]:
@@ -47,15 +57,9 @@ def cases(
         path.write_text(json.dumps(list(domain.golden), ensure_ascii=False), encoding="utf-8")
         golden = GoldenSet.load([path])
     if variants:
-        train = [
-            Paraphrase(name, i.golden, q)
-            for i in load_domain(source).intents
-            for w in i.questions.values()
-            for q in w
-        ]
-        golden = with_variants(golden, train, name)
+        golden = with_variants(golden, train_wordings(name, source), name)
         if negatives:
-            golden = with_negatives(golden, train, name, GoldenMatcher(golden))
+            golden = with_negatives(golden, train_wordings(name, source), name, GoldenMatcher(golden))
     questions = [
         Paraphrase(name, intent.golden, question)
         for intent in domain.intents
@@ -73,6 +77,9 @@ def main() -> int:
     parser.add_argument(
         "--negatives", action="store_true", help="with --variants: train false matches as negatives"
     )
+    parser.add_argument(
+        "--veto-only", action="store_true", help="negatives veto nearby questions only (no per-entry bar)"
+    )
     args = parser.parse_args()
     data = {
         name: cases(name, source, args.split, args.variants, args.negatives)
@@ -83,7 +90,10 @@ def main() -> int:
     if args.embed:
         modes.append(("blend", LocalE5Embedder()))
     for mode, embedder in modes:
-        matchers = {name: GoldenMatcher(golden, embedder) for name, (golden, _) in data.items()}
+        matchers = {
+            name: GoldenMatcher(golden, embedder, negative_bar=not args.veto_only)
+            for name, (golden, _) in data.items()
+        }
         some = next(iter(matchers.values()))
         pooled = []
         for name, (_, questions) in data.items():

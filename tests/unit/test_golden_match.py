@@ -365,3 +365,18 @@ def test_customer_tiers_are_qualifiers() -> None:
     assert vocab.qualifiers(vocab.tokens("premium eu data allowance")) == {("premium",)}
     assert vocab.qualifiers(vocab.tokens("basic plan price for over 65s")) == {("senior",)}
     assert vocab.qualifiers(vocab.tokens("VIP客户等待期")) == {("会员",)}
+
+
+def test_negative_bar_lifts_the_entry_over_its_negatives(golden: GoldenSet) -> None:
+    """With the bar, an entry must outscore what its closest known negative scores on it, even far from it."""
+    negative = "thành viên Plus mua áo mặc không vừa thì được trả trong mấy ngày"
+    sets = _with_negative(golden, "q01", negative)
+    barred = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=True)
+    unbarred = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=False)
+    index = [e.id for e in golden].index("q01")
+    bar = GoldenMatcher(golden, qualifier_penalty=1.0).lexical_scores(negative)[index]
+    weaker = "áo không vừa trả được không"  # nearer q01 than the negative, but under the negative's score
+    score = unbarred.lexical_scores(weaker)[index]
+    assert unbarred.threshold <= score < bar
+    assert matched_id(unbarred, weaker) == "q01" and matched_id(barred, weaker) is None
+    assert matched_id(barred, "Mua áo mặc không vừa thì được trả trong mấy ngày?") == "q01"
