@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from monitor.embeddings import Embedder, LocalE5Embedder  # noqa: E402
 from monitor.golden import GoldenMatcher, GoldenSet  # noqa: E402
 from monitor.golden.fitting import Paraphrase, figures, outcomes, with_negatives, with_variants  # noqa: E402
+from monitor.golden.match import DEFAULT_NEGATIVE_BAR  # noqa: E402
 from monitor.simulate import load_domain  # noqa: E402
 
 SIMULATE = ROOT / "tests" / "data" / "simulate"
@@ -91,7 +92,9 @@ def main() -> int:
         modes.append(("blend", LocalE5Embedder()))
     for mode, embedder in modes:
         matchers = {
-            name: GoldenMatcher(golden, embedder, negative_bar=not args.veto_only)
+            name: GoldenMatcher(
+                golden, embedder, negative_bar=None if args.veto_only else DEFAULT_NEGATIVE_BAR
+            )
             for name, (golden, _) in data.items()
         }
         some = next(iter(matchers.values()))

@@ -15,9 +15,10 @@ An entry's ``negatives`` (reviewed questions it was wrongly matched to) are "not
 question is at least as close to one of them as to the entry's own wordings, less
 ``negative_margin``, the entry is vetoed (scores 0). A sibling intent that differs from the entry by
 a condition ("Premium" roaming, the senior price) shares most words with it, so only the nearest
-known wording, positive or negative, can tell them apart. With ``negative_bar`` an entry must also
-score above the best score any of its negatives reaches on it: a per-entry threshold over the closest
-known negative, which holds for questions far from every negative too.
+known wording, positive or negative, can tell them apart. With ``negative_bar`` (a slack, or None)
+an entry must also score above the best score any of its negatives reaches on it, less the slack: a
+per-entry threshold over the closest known negative, which holds for questions far from every
+negative too.
 
 A match needs the score over ``threshold`` and a ``margin`` over the second-best entry: a question
 close to two entries is ambiguous, and a wrong reference check is worse than none. The lexical
@@ -51,9 +52,9 @@ DEFAULT_MATCH_BALANCE = 0.5
 DEFAULT_QUALIFIER_PENALTY = 0.5
 # Veto an entry when a known negative is within this of its best wording (chosen on dev).
 DEFAULT_NEGATIVE_MARGIN = 0.0
-# Also require an entry's score to clear its own known negatives' scores (chosen on dev: paraphrase
-# dev ties, the simulator's dev breaks the tie, 3.5% false matches against 8.4% without it).
-DEFAULT_NEGATIVE_BAR = True
+# Also require an entry's score to clear its own known negatives' best score on it, less this slack;
+# None: no bar (chosen on dev: paraphrase dev ties, the simulator's dev breaks the tie).
+DEFAULT_NEGATIVE_BAR: float | None = 0.0
 # e5-small's cosine between unrelated normalized questions sits around here; below it means nothing.
 SEMANTIC_FLOOR = 0.85
 Scores = npt.NDArray[np.float64]
@@ -118,7 +119,7 @@ class GoldenMatcher:
         balance: float | None = None,
         qualifier_penalty: float = DEFAULT_QUALIFIER_PENALTY,
         negative_margin: float = DEFAULT_NEGATIVE_MARGIN,
-        negative_bar: bool = DEFAULT_NEGATIVE_BAR,
+        negative_bar: float | None = DEFAULT_NEGATIVE_BAR,
         vocabulary: Vocabulary | None = None,
     ) -> None:
         semantic = embedder is not None
@@ -147,7 +148,7 @@ class GoldenMatcher:
         self._owner = np.array([w.entry for w in self._wordings], dtype=np.int64)
         self._negative_owner = np.array([w.entry for w in self._negatives], dtype=np.int64)
         self.negative_bar = negative_bar
-        self._bars = self._negative_bars() if negative_bar else None
+        self._bars = None if negative_bar is None else self._negative_bars() - negative_bar
         texts = [self._vocab.intent_text(q) or q for e in golden.entries for q in e.questions]
         self._vectors: Vectors | None = embedder.embed(texts, "query") if embedder and texts else None
 

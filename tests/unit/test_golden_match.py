@@ -371,8 +371,8 @@ def test_negative_bar_lifts_the_entry_over_its_negatives(golden: GoldenSet) -> N
     """With the bar, an entry must outscore what its closest known negative scores on it, even far from it."""
     negative = "thành viên Plus mua áo mặc không vừa thì được trả trong mấy ngày"
     sets = _with_negative(golden, "q01", negative)
-    barred = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=True)
-    unbarred = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=False)
+    barred = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=0.0)
+    unbarred = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=None)
     index = [e.id for e in golden].index("q01")
     bar = GoldenMatcher(golden, qualifier_penalty=1.0).lexical_scores(negative)[index]
     weaker = "áo không vừa trả được không"  # nearer q01 than the negative, but under the negative's score
@@ -380,3 +380,5 @@ def test_negative_bar_lifts_the_entry_over_its_negatives(golden: GoldenSet) -> N
     assert unbarred.threshold <= score < bar
     assert matched_id(unbarred, weaker) == "q01" and matched_id(barred, weaker) is None
     assert matched_id(barred, "Mua áo mặc không vừa thì được trả trong mấy ngày?") == "q01"
+    slack = GoldenMatcher(sets, qualifier_penalty=1.0, negative_bar=bar - score + 0.01)
+    assert matched_id(slack, weaker) == "q01"  # the slack lowers the bar under the question's score
