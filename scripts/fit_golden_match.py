@@ -1,9 +1,9 @@
 """Fit the golden matcher on the paraphrase train split, choose thresholds on dev, report test once.
 
-Run: ``.venv/bin/python scripts/fit_golden_match.py [--embed] [--test]``. Prints JSON lines, one per
-(mode, variants, split, domain). Without ``--test`` the test split is not scored (develop on train and
-dev only). Modes: ``lexical`` (offline, no embedder) and, with ``--embed``, ``blend`` (lexical plus
-multilingual-e5-small in-process). Per mode:
+Run: ``.venv/bin/python scripts/fit_golden_match.py [--embed] [--test [--test-file PATH]]``. Prints
+JSON lines, one per (mode, variants, split, domain). Without ``--test`` the test split is not scored
+(develop on train and dev only). Modes: ``lexical`` (offline, no embedder) and, with ``--embed``,
+``blend`` (lexical plus multilingual-e5-small in-process). Per mode:
 
 1. train: the character-trigram weight, the margin and (blend) the lexical weight are chosen by the
    highest train recall within the false-match budget (5% of matches, 5% of hard negatives);
@@ -53,6 +53,7 @@ from monitor.golden.fitting import (  # noqa: E402
     figures,
     load_case_file,
     load_domains,
+    load_paraphrases,
     load_splits,
     outcomes,
     with_negatives,
@@ -276,11 +277,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embed", action="store_true", help="also fit the e5 blend (in-process e5)")
     parser.add_argument("--test", action="store_true", help="also report the test split")
+    parser.add_argument(
+        "--test-file", type=Path, help="the test split's paraphrase file (default: paraphrases/test.yaml)"
+    )
     parser.add_argument("--rules-dir", type=Path, help="rules directory (default: the packaged rules)")
     args = parser.parse_args(argv)
     vocab = Vocabulary.load(args.rules_dir / "golden" if args.rules_dir else None)
     golden = load_domains(PARAPHRASES, DATA)
     splits = load_splits(PARAPHRASES)
+    if args.test_file is not None:
+        splits["test"] = load_paraphrases(args.test_file)
     cases = PARAPHRASES.parent
     splits["train"] += [
         case
