@@ -32,6 +32,9 @@ import numpy.typing as npt
 import yaml
 
 from monitor import triad
+from monitor.conditional.check import lower
+from monitor.conditional.hours import ClockReader
+from monitor.conditional.packs import load_packs
 from monitor.embeddings import Embedder
 from monitor.exceptions import ConfigError
 from monitor.golden.abstain import AbstentionClauses
@@ -56,6 +59,8 @@ from monitor.judge.support import (
     share,
 )
 from monitor.numeric import NumericRules
+from monitor.numeric.text import nfc
+from monitor.rulepacks import RulePacks
 
 JUDGE_NAME = "local"
 JUDGE_VERSION = "local-v1"
@@ -470,6 +475,8 @@ class LocalJudge:
         self.rules = LocalJudgeRules.load(rules_dir)
         self._numbers: NumberExtractor = numeric if numeric is not None else NumericRules.load()
         self._bare = PlainNumbers()
+        # opening hours as one value on both sides: "9:00-18:00" is "上午9点至下午6点", not 9, 18 and 6
+        self._clock = ClockReader(load_packs(RulePacks(rules_dir)))
         # quantities per context sentence: every claim with a number reads all of them, and chunks recur
         self._quantities: OrderedDict[str, frozenset[tuple[float, str | None]]] = OrderedDict()
 
@@ -552,20 +559,34 @@ class LocalJudge:
         return tuple(out)
 
     def _numbers_of(self, text: str) -> Numbers:
-        """The quantities (value, unit) monitor.numeric reads in ``text``, and its other bare numbers."""
+        """The quantities (value, unit) monitor.numeric reads in ``text``, its clock ranges, and its other
+        bare numbers."""
+        clocks, text = self._clocks(text)
         said = self._numbers.extract(text)
         rest = text
         for q in said:
             surface = getattr(q, "text", "")
             rest = rest.replace(surface, " ") if surface else rest
-        quantities = frozenset((round(float(q.value), 6), q.unit) for q in said)
+        quantities = frozenset((round(float(q.value), 6), q.unit) for q in said) | clocks
         return quantities, frozenset(round(float(q.value), 6) for q in self._bare.extract(rest))
 
+    def _clocks(self, text: str) -> tuple[frozenset[tuple[float, str | None]], str]:
+        """The clock ranges of ``text`` as quantities, and the text without them."""
+        text = nfc(text)  # the clock reader's offsets are those of the NFC text
+        found = self._clock.ranges(lower(text))
+        if not found:
+            return frozenset(), text
+        for start, end, _ in reversed(found):
+            text = text[:start] + " " * (end - start) + text[end:]
+        return frozenset((round(float(q.value), 6), q.unit) for _, _, q in found), text
+
     def _chunk_numbers(self, text: str) -> Numbers:
-        """A chunk's quantities, and every number of it (a claim's bare number may be any of them)."""
+        """A chunk's quantities and clock ranges, and every number of it (a claim's bare number may be
+        any of them)."""
+        clocks, _ = self._clocks(text)
         found = self._numbers.extract(text)
         values = {round(float(q.value), 6) for q in (*found, *self._bare.extract(text))}
-        return frozenset((round(float(q.value), 6), q.unit) for q in found), frozenset(values)
+        return frozenset((round(float(q.value), 6), q.unit) for q in found) | clocks, frozenset(values)
 
     def relevance(self, question: str, answer: str) -> float:
         """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""

@@ -502,3 +502,20 @@ def test_condition_words_are_read_in_the_language_of_the_trace(judge: LocalJudge
     general = "Hàng thời trang được đổi hoặc trả trong 30 ngày."
     assert _dropped(judge, "đổi trả mấy ngày", general, plus, "vi") == 1.0
     assert _dropped(judge, "đổi trả mấy ngày", general, plus) == 1.0  # language from the answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "supported"),
+    [
+        ("The hotline runs 9:00-18:00 daily, holidays included.", True),  # another language, same hours
+        ("9:00-18:00，节假日不休息。", True),  # the same language, another way of writing them
+        ("The hotline runs 8:00-20:00 daily.", False),
+    ],
+)
+def test_opening_hours_are_read_as_one_clock_range(judge: LocalJudge, answer: str, supported: bool) -> None:
+    """ "9:00-18:00" is the policy's "上午9点至下午6点", not the bare numbers 9, 18 and 6 (18 in no chunk)."""
+    chunk = "客服热线的服务时间为每天上午9点至下午6点，节假日照常服务。"
+    result = run(judge, "hotline hours?", answer, [chunk])
+    assert result.scores.faithfulness is not None
+    assert (result.scores.faithfulness >= 0.8) is supported
+    assert features(judge, answer, [chunk])["numbers_bad"] == (0.0 if supported else 1.0)
