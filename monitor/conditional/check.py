@@ -344,7 +344,9 @@ class ConditionalRules:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             if quantity.unit == CLOCK:
                 days[quantity] = self._days_asked(low, a, b, start, question)
-            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(self._unclocked(folded, a, b))
+            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(
+                self._unclocked(low, a, b).translate(_ACCENTS)
+            )
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
             if self._said_of_all(self.vocabulary.everyone, low, a, b):
