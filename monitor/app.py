@@ -191,7 +191,7 @@ async def _judge(
     if j.kind == "local":
         from monitor.judge.local import LocalJudge
 
-        local = LocalJudge(embedder, packs.root, numeric)
+        local = LocalJudge(embedder, packs.root, numeric, packs=packs)
         stack.push_async_callback(local.aclose)
         return local, lambda: False
     from monitor.judge.cache import VerdictCache

@@ -82,6 +82,29 @@ class Params:
     negative_margin: float = 0.0
     negative_bar: float | None = None
 
+    def matcher(
+        self,
+        golden: GoldenSet,
+        embedder: Embedder | None,
+        vocabulary: Vocabulary,
+        threshold: float | None = None,
+        margin: float | None = None,
+    ) -> GoldenMatcher:
+        """The matcher of these parameters (``threshold`` and ``margin`` None: the matcher's defaults)."""
+        return GoldenMatcher(
+            golden,
+            embedder,
+            threshold,
+            margin=margin,
+            char_weight=self.char_weight,
+            balance=self.balance,
+            qualifier_penalty=self.qualifier_penalty,
+            lexical_weight=self.lexical_weight,
+            negative_margin=self.negative_margin,
+            negative_bar=self.negative_bar,
+            vocabulary=vocabulary,
+        )
+
 
 def score(
     golden: Mapping[str, GoldenSet],
@@ -90,21 +113,7 @@ def score(
     embedder: Embedder | None,
     vocabulary: Vocabulary,
 ) -> list[Outcome]:
-    matchers = {
-        domain: GoldenMatcher(
-            g,
-            embedder,
-            char_weight=params.char_weight,
-            balance=params.balance,
-            qualifier_penalty=params.qualifier_penalty,
-            lexical_weight=params.lexical_weight,
-            negative_margin=params.negative_margin,
-            negative_bar=params.negative_bar,
-            vocabulary=vocabulary,
-        )
-        for domain, g in golden.items()
-    }
-    return outcomes(matchers, cases)
+    return outcomes({domain: params.matcher(g, embedder, vocabulary) for domain, g in golden.items()}, cases)
 
 
 def promoted_negatives(
@@ -118,17 +127,8 @@ def promoted_negatives(
     """Each domain's sets with the train cases its matcher (at ``threshold``) matches wrongly as negatives."""
     promoted = {}
     for domain, g in golden.items():
-        matcher = GoldenMatcher(
-            g,
-            embedder,
-            threshold,
-            margin=params.margin,
-            char_weight=params.char_weight,
-            balance=params.balance,
-            qualifier_penalty=params.qualifier_penalty,
-            lexical_weight=params.lexical_weight,
-            vocabulary=vocab,
-        )
+        # g holds no negatives yet: the negative margin and bar change nothing here
+        matcher = params.matcher(g, embedder, vocab, threshold, params.margin)
         promoted[domain] = with_negatives(g, train, domain, matcher)
     return promoted
 
@@ -170,17 +170,7 @@ def simulator_dev(params: Params, threshold: float, vocab: Vocabulary) -> float:
         grown = promoted_negatives(
             {name: golden}, simulated.train_wordings(name, source), params, threshold, None, vocab
         )
-        matcher = GoldenMatcher(
-            grown[name],
-            threshold=threshold,
-            margin=params.margin,
-            char_weight=params.char_weight,
-            balance=params.balance,
-            qualifier_penalty=params.qualifier_penalty,
-            negative_margin=params.negative_margin,
-            negative_bar=params.negative_bar,
-            vocabulary=vocab,
-        )
+        matcher = params.matcher(grown[name], None, vocab, threshold, params.margin)
         results += outcomes({name: matcher}, questions)
     found = figures(results, threshold, params.margin)
     # Half the budget, as for the paraphrase dev threshold: a point at the budget's edge on dev lands

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from monitor.conditional.hours import CLOCK, EVERY_DAY, ClockReader
+from monitor.conditional.hours import CLOCK, EVERY_DAY, ClockReader, blank
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.numeric import NumericRules, Quantity
@@ -340,13 +340,12 @@ class ConditionalRules:
         everyone: set[Quantity] = set()  # stated for everyone: "ai cũng", "all customers", "不限会员"
         universal: set[Quantity] = set()  # stated of all: "mọi đơn hàng", "all policies", "所有保单"
         days: dict[Quantity, frozenset[int] | None] = {}  # the days a clock range is given for
+        plain = self._unclocked(low, 0, len(low)).translate(_ACCENTS)  # what the answer's clauses are about
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             if quantity.unit == CLOCK:
                 days[quantity] = self._days_asked(low, a, b, start, question)
-            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(
-                self._unclocked(low, a, b).translate(_ACCENTS)
-            )
+            topics[quantity] = topics.get(quantity, frozenset()) | self._topic(plain[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
             if self._said_of_all(self.vocabulary.everyone, low, a, b):
@@ -519,9 +518,7 @@ class ConditionalRules:
         """``low[start:end]`` without its clock ranges: "24 hours a day" names when, not what the
         sentence is about (an app chat and a phone line both answer "24 hours a day")."""
         text = low[start:end]
-        for begin, stop, _ in reversed(self.vocabulary.clock.ranges(text)):
-            text = text[:begin] + " " * (stop - begin) + text[stop:]
-        return text
+        return blank(text, self.vocabulary.clock.ranges(text))
 
     def _topic(self, folded: str) -> frozenset[str]:
         """What a folded clause is about: its content words, without numbers and function words."""

@@ -82,9 +82,10 @@ class ClockReader:
     def _minutes(self, match: re.Match[str], n: str) -> int | None:
         hour, minute = int(match.group(f"{n}h")), int(match.group(f"{n}m") or 0)
         marks = [m for m in (match.group(f"{n}pre"), match.group(f"{n}post")) if m]
-        if any(self._pm.match(m) for m in marks) and hour < 12:
+        pm = any(self._pm.match(m) for m in marks)
+        if pm and hour < 12:
             hour += 12
-        elif marks and hour == 12 and not any(self._pm.match(m) for m in marks):
+        elif marks and hour == 12 and not pm:
             hour = 0  # "12am"
         if hour > 24 or minute > 59:
             return None
@@ -113,6 +114,14 @@ class ClockReader:
         """Every day ``low[start:end]`` names, None when it names none."""
         spans = self.days(low, start, end)
         return frozenset().union(*(s.days for s in spans)) if spans else None
+
+
+def blank(text: str, spans: Iterable[tuple[int, int, Quantity]]) -> str:
+    """``text`` with the clock ranges at ``spans`` (offsets of ``ranges``) turned to spaces, its
+    length kept: what is left is read for other numbers and for what the sentence is about."""
+    for start, end, _ in sorted(spans, key=lambda span: span[0], reverse=True):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 _UNION_WORDS = frozenset({"and", "và", "和", "or"})  # a clock range's "from 9 and 5" is no range

@@ -105,6 +105,6 @@ async def _open_judge(settings: Settings, stack: AsyncExitStack) -> Judge:
     numeric = NumericRules.load(packs.directory("numeric"))
     embedder = app._embedder(settings)  # the composition root's choice
     if settings.judge.kind == "local":
-        return LocalJudge(embedder, packs.root, numeric, answer_relevance=False)
+        return LocalJudge(embedder, packs.root, numeric, answer_relevance=False, packs=packs)
     judge, _ = await app._judge(settings, packs, embedder, numeric, stack)  # the daemon's wiring
     return judge

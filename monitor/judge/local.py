@@ -33,7 +33,7 @@ import yaml
 
 from monitor import triad
 from monitor.conditional.check import lower
-from monitor.conditional.hours import ClockReader
+from monitor.conditional.hours import ClockReader, blank
 from monitor.conditional.packs import load_packs
 from monitor.embeddings import Embedder
 from monitor.exceptions import ConfigError
@@ -468,15 +468,17 @@ class LocalJudge:
         numeric: NumberExtractor | None = None,
         *,
         answer_relevance: bool = True,
+        packs: RulePacks | None = None,
     ) -> None:
-        """``answer_relevance=False`` leaves answer relevance undefined (``ragmon eval judge`` skips it)."""
+        """``answer_relevance=False`` leaves answer relevance undefined (``ragmon eval judge`` skips it);
+        ``packs``: the composition root's rule packs, so the conditional packs are parsed once."""
         self._embedder = embedder
         self._answer_relevance = answer_relevance
         self.rules = LocalJudgeRules.load(rules_dir)
         self._numbers: NumberExtractor = numeric if numeric is not None else NumericRules.load()
         self._bare = PlainNumbers()
         # opening hours as one value on both sides: "9:00-18:00" is "上午9点至下午6点", not 9, 18 and 6
-        self._clock = ClockReader(load_packs(RulePacks(rules_dir)))
+        self._clock = ClockReader(load_packs(packs if packs is not None else RulePacks(rules_dir)))
         # quantities per context sentence: every claim with a number reads all of them, and chunks recur
         self._quantities: OrderedDict[str, frozenset[tuple[float, str | None]]] = OrderedDict()
 
@@ -576,9 +578,7 @@ class LocalJudge:
         found = self._clock.ranges(lower(text))
         if not found:
             return frozenset(), text
-        for start, end, _ in reversed(found):
-            text = text[:start] + " " * (end - start) + text[end:]
-        return frozenset((round(float(q.value), 6), q.unit) for _, _, q in found), text
+        return frozenset((round(float(q.value), 6), q.unit) for _, _, q in found), blank(text, found)
 
     def _chunk_numbers(self, text: str) -> Numbers:
         """A chunk's quantities and clock ranges, and every number of it (a claim's bare number may be

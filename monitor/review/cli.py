@@ -22,7 +22,7 @@ from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
 from monitor.review import sample as sample_mod
 from monitor.review.models import VERDICTS, CaseFilter, Status
-from monitor.review.promote import promote, promote_negative, promote_variant
+from monitor.review.promote import PromotedVariants, promote, promote_negative, promote_variant
 from monitor.review.render import print_agreement, print_case, print_cases
 from monitor.review.store import DEFAULT_STORE_PATH, ReviewStore, open_store
 from monitor.web.serve import add_parser as add_serve_parser
@@ -260,9 +260,13 @@ def cmd_promote(args: argparse.Namespace) -> int:
         print("ragmon review promote: --as-variant and --as-negative exclude each other", file=sys.stderr)
         return 2
     if args.as_variant:
-        return _run(args, lambda store: _promote_variant(store, args))
+        return _run(
+            args, lambda store: _promote_into(store, args, promote_variant, args.as_variant, "variant")
+        )
     if args.as_negative:
-        return _run(args, lambda store: _promote_negative(store, args))
+        return _run(
+            args, lambda store: _promote_into(store, args, promote_negative, args.as_negative, "negative")
+        )
 
     def action(store: ReviewStore) -> int:
         done = promote(store, args.trace_ids, args.golden, source=args.source)
@@ -274,19 +278,18 @@ def cmd_promote(args: argparse.Namespace) -> int:
     return _run(args, action)
 
 
-def _promote_variant(store: ReviewStore, args: argparse.Namespace) -> int:
-    done = promote_variant(store, args.trace_ids, args.as_variant, args.golden, source=args.source)
+def _promote_into(
+    store: ReviewStore,
+    args: argparse.Namespace,
+    promote_questions: Callable[..., PromotedVariants],
+    entry_id: str,
+    noun: str,
+) -> int:
+    """``--as-variant`` or ``--as-negative``: the cases' questions join entry ``entry_id``'s list."""
+    done = promote_questions(store, args.trace_ids, entry_id, args.golden, source=args.source)
     for question in done.variants:
-        print(f"{done.entry_id}: added variant {question!r}")
-    print(f"{args.golden}: golden set version {done.version}, {len(done.variants)} variants added")
-    return 0
-
-
-def _promote_negative(store: ReviewStore, args: argparse.Namespace) -> int:
-    done = promote_negative(store, args.trace_ids, args.as_negative, args.golden, source=args.source)
-    for question in done.variants:
-        print(f"{done.entry_id}: added negative {question!r}")
-    print(f"{args.golden}: golden set version {done.version}, {len(done.variants)} negatives added")
+        print(f"{done.entry_id}: added {noun} {question!r}")
+    print(f"{args.golden}: golden set version {done.version}, {len(done.variants)} {noun}s added")
     return 0
 
 

@@ -22,7 +22,7 @@ import os
 import re
 import tempfile
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -204,34 +204,22 @@ def promote_variant(
     scrubber: Scrubber | None = None,
 ) -> PromotedVariants:
     """Add the cases' (scrubbed) questions to entry ``entry_id``'s variants as one new golden version."""
-    golden = load_golden(golden_path)
-    entry = next((e for e in golden.entries if str(e.get("id")) == entry_id), None)
-    if entry is None:
-        raise ConfigError(f"golden file {golden_path}: no entry with id {entry_id!r}")
-    scrub = (scrubber or Scrubber.load()).scrub
-    owners = {normalize_question(q): str(e.get("id")) for e in golden.entries for q in _questions(e)}
-    promoted_ids = _promoted_ids(golden.entries)
-    added: list[str] = []
-    refused: dict[str, str] = {}
-    for trace_id in dict.fromkeys(trace_ids):
-        case = store.require(trace_id)
-        question = scrub(case.question).strip()
-        why = "already promoted" if trace_id in promoted_ids else None
-        why = why or _variant_refusal(case, question, owners, entry_id)
-        if why is not None:
-            refused[trace_id] = why
-            continue
-        added.append(question)
-        owners[normalize_question(question)] = entry_id
-    if refused:
-        raise PromotionRefused(refused)
-    entry["variants"] = [*_variants(entry), *added]
-    entry["variant_trace_ids"] = [*entry.get("variant_trace_ids", ()), *dict.fromkeys(trace_ids)]
-    new = GoldenFile(version=golden.version + 1, entries=golden.entries)
-    write_golden(golden_path, new)
-    for trace_id in dict.fromkeys(trace_ids):
-        store.mark_promoted(trace_id, source or trace_id, new.version)
-    return PromotedVariants(version=new.version, entry_id=entry_id, variants=added)
+
+    def known(entries: Sequence[dict[str, Any]], entry: Mapping[str, Any]) -> dict[str, str]:
+        return {
+            normalize_question(q): (
+                f"already a question or variant of {entry_id}"
+                if str(e.get("id")) == entry_id
+                else f"already the question or a variant of another entry, {e.get('id')}"
+            )
+            for e in entries
+            for q in _questions(e)
+        }
+
+    refused_as = f"already a question or variant of {entry_id}"
+    return _add_to_entry(
+        store, trace_ids, entry_id, golden_path, "variants", known, refused_as, source, scrubber
+    )
 
 
 def promote_negative(
@@ -243,33 +231,63 @@ def promote_negative(
     scrubber: Scrubber | None = None,
 ) -> PromotedVariants:
     """Add the cases' (scrubbed) questions to entry ``entry_id``'s negatives as one new golden version."""
+
+    def known(entries: Sequence[dict[str, Any]], entry: Mapping[str, Any]) -> dict[str, str]:
+        out = {
+            normalize_question(q): f"already a question or variant of {entry_id}" for q in _questions(entry)
+        }
+        out |= {
+            normalize_question(q): f"already a negative of {entry_id}" for q in _strings(entry, "negatives")
+        }
+        return out
+
+    refused_as = f"already a negative of {entry_id}"
+    return _add_to_entry(
+        store, trace_ids, entry_id, golden_path, "negatives", known, refused_as, source, scrubber
+    )
+
+
+_Known = Callable[[Sequence[dict[str, Any]], Mapping[str, Any]], dict[str, str]]
+
+
+def _add_to_entry(
+    store: _PromoteStore,
+    trace_ids: Sequence[str],
+    entry_id: str,
+    golden_path: Path,
+    key: str,
+    known_of: _Known,
+    refused_as: str,
+    source: str | None,
+    scrubber: Scrubber | None,
+) -> PromotedVariants:
+    """Add the cases' scrubbed questions to entry ``entry_id``'s list ``key`` (``variants`` or
+    ``negatives``, their trace ids under ``variant_trace_ids``/``negative_trace_ids``) as one new
+    golden version, then mark the cases promoted. ``known_of`` maps the normalized questions the file
+    already holds to why a case asking one is refused; an added question is then ``refused_as``."""
     golden = load_golden(golden_path)
     entry = next((e for e in golden.entries if str(e.get("id")) == entry_id), None)
     if entry is None:
         raise ConfigError(f"golden file {golden_path}: no entry with id {entry_id!r}")
     scrub = (scrubber or Scrubber.load()).scrub
-    known = {normalize_question(q): "a question or variant" for q in _questions(entry)}
-    known |= {normalize_question(q): "a negative" for q in _strings(entry, "negatives")}
+    known = known_of(golden.entries, entry)
     promoted_ids = _promoted_ids(golden.entries)
     added: list[str] = []
     refused: dict[str, str] = {}
     for trace_id in dict.fromkeys(trace_ids):
         case = store.require(trace_id)
         question = scrub(case.question).strip()
-        why = (
-            "already promoted"
-            if trace_id in promoted_ids
-            else _negative_refusal(case, question, known, entry_id)
-        )
+        why = "already promoted" if trace_id in promoted_ids else _addition_refusal(case, question, known)
         if why is not None:
             refused[trace_id] = why
             continue
         added.append(question)
-        known[normalize_question(question)] = "a negative"
+        known[normalize_question(question)] = refused_as
     if refused:
         raise PromotionRefused(refused)
-    entry["negatives"] = [*_strings(entry, "negatives"), *added]
-    entry["negative_trace_ids"] = [*entry.get("negative_trace_ids", ()), *dict.fromkeys(trace_ids)]
+    singular = key.removesuffix("s")
+    entry[key] = [*_strings(entry, key), *added]
+    entry[f"{singular}_trace_ids"] = [*entry.get(f"{singular}_trace_ids", ()), *dict.fromkeys(trace_ids)]
     new = GoldenFile(version=golden.version + 1, entries=golden.entries)
     write_golden(golden_path, new)
     for trace_id in dict.fromkeys(trace_ids):
@@ -277,30 +295,15 @@ def promote_negative(
     return PromotedVariants(version=new.version, entry_id=entry_id, variants=added)
 
 
-def _negative_refusal(case: Case, question: str, known: Mapping[str, str], entry_id: str) -> str | None:
+def _addition_refusal(case: Case, question: str, known: Mapping[str, str]) -> str | None:
+    """Why a case's question cannot join an entry's variants or negatives, or ``None``."""
     if case.status == Status.PROMOTED:
         return "already promoted"
     if case.label is None:
         return "not reviewed (label it first)"
     if not normalize_question(question):
         return "the case has no question"
-    what = known.get(normalize_question(question))
-    return None if what is None else f"already {what} of {entry_id}"
-
-
-def _variant_refusal(case: Case, question: str, owners: Mapping[str, str], entry_id: str) -> str | None:
-    if case.status == Status.PROMOTED:
-        return "already promoted"
-    if case.label is None:
-        return "not reviewed (label it first)"
-    if not normalize_question(question):
-        return "the case has no question"
-    owner = owners.get(normalize_question(question))
-    if owner == entry_id:
-        return f"already a question or variant of {entry_id}"
-    if owner is not None:
-        return f"already the question or a variant of another entry, {owner}"
-    return None
+    return known.get(normalize_question(question))
 
 
 def _question(entry: Mapping[str, Any]) -> str:
