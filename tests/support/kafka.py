@@ -223,9 +223,13 @@ def sample_shapes() -> list[dict[str, Any]]:
 
 
 def realistic_traces(count: int, prefix: str | None = None) -> list[dict[str, Any]]:
-    """``count`` traces shaped like the bundled sample's valid ones, each with a fresh trace id."""
+    """``count`` traces shaped like the bundled sample's valid ones, each with a fresh trace id.
+
+    The id starts with a letter: an all-digit prefix (one run in forty) made ids such as
+    ``67217802-0000007`` that the PII scrubber may rightly take for a card number and pseudonymize.
+    """
     shapes = sample_shapes()
-    prefix = prefix or uuid.uuid4().hex[:8]
+    prefix = prefix or f"t{uuid.uuid4().hex[:8]}"
     return [{**shapes[i % len(shapes)], "trace_id": f"{prefix}-{i:07d}"} for i in range(count)]
 
 
