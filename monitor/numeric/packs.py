@@ -101,6 +101,14 @@ class IgnoreModel(_Strict):
         return self
 
 
+class PeriodModel(_Strict):
+    """How a language writes one rate period beside a quantity: ``after`` it ("per month", "/tháng",
+    "一年") or ``before`` it ("mỗi tháng", "每月"); see monitor.numeric.periods."""
+
+    after: list[Form] = []
+    before: list[Form] = []
+
+
 class PackModel(_Strict):
     """One rule pack file, as written."""
 
@@ -116,6 +124,7 @@ class PackModel(_Strict):
     decimal_words: list[Word] = []
     fractions: dict[Form, Annotated[Decimal, Field(gt=0, lt=1)]] = {}
     ignore: list[IgnoreModel] = []
+    periods: dict[UnitId, PeriodModel] = {}
 
 
 def key(form: str) -> str:

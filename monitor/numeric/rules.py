@@ -13,6 +13,7 @@ from pathlib import Path
 from monitor.numeric.lexicon import Lexicon
 from monitor.numeric.model import Conflict, NumericReport, Quantity, ReferenceReport
 from monitor.numeric.packs import Pack, key, load_kinds, load_packs
+from monitor.numeric.periods import Periods
 from monitor.numeric.text import canonical, fold, nfc, parse_number
 
 DEFAULT_CONTEXT_CACHE = 4096  # distinct chunk texts remembered: the same policy chunks recur across traces
@@ -39,10 +40,12 @@ class NumericRules:
         kinds: Mapping[str, str] | None = None,
     ) -> None:
         self._lexicon = Lexicon(packs)
+        self._periods = Periods(packs)
         self._kinds: Mapping[str, str] = kinds or {}  # unit -> kind of quantity (common/units.yaml)
         self.languages = tuple(pack.model.language for pack in packs)
         self._context_amounts = functools.lru_cache(maxsize=context_cache)(self._fast_amounts)
         self._context_all_amounts = functools.lru_cache(maxsize=context_cache)(self._all_amounts)
+        self._context_periods = functools.lru_cache(maxsize=context_cache)(self._rated_amounts)
         self._amounts: dict[str, _Read] = {}  # matched text -> amount; the same "7 ngày" recurs
 
     @classmethod
@@ -71,8 +74,11 @@ class NumericRules:
 
         Chunks are read with the fast scanner (digits and currency signs, cached per chunk text);
         only when an answer quantity is not found that way are they read in full (number words too).
+        A quantity with a rate period ("每季度1,200元") is unsupported as well when every chunk that
+        writes its amount gives it another period ("每年1,200元"); one without a period never is.
         """
-        said = _unique(self.extract(answer))
+        located = self.locate(answer)
+        said = _unique(quantity for _, _, quantity in located)
         per_chunk = [self._context_amounts(context) for context in contexts]
         supported: frozenset[_Amount] = frozenset().union(*per_chunk)
         unsupported = [quantity for quantity in said if (quantity.value, quantity.unit) not in supported]
@@ -81,7 +87,29 @@ class NumericRules:
             unsupported = [
                 quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
             ]
+        if located and self._periods.known:
+            text = fold(nfc(answer))
+            rated = [
+                (quantity, period)
+                for start, end, quantity in located
+                if (period := self._periods.of(text, start, end)) is not None
+            ]
+            if rated:
+                unsupported.extend(_unique(self._off_period(rated, contexts, unsupported)))
         return NumericReport(tuple(unsupported), _conflicts(per_chunk, {quantity.unit for quantity in said}))
+
+    def _off_period(
+        self, rated: Sequence[tuple[Quantity, str]], contexts: Sequence[str], unsupported: Sequence[Quantity]
+    ) -> Iterator[Quantity]:
+        """The answer's rated quantities whose amount every chunk writes with another period only."""
+        written: dict[_Amount, set[str | None]] = {}
+        for context in contexts:
+            for amount, period in self._context_periods(context):
+                written.setdefault(amount, set()).add(period)
+        for quantity, period in rated:
+            periods = written.get((quantity.value, quantity.unit))
+            if periods and None not in periods and period not in periods and quantity not in unsupported:
+                yield quantity
 
     def check_reference(
         self,
@@ -125,6 +153,14 @@ class NumericRules:
         """Every amount in one chunk, number words included (read only when the fast pass falls short)."""
         return frozenset(
             (value, unit) for _, _, value, unit in self._hits(fold(nfc(context)), self._lexicon.scanner)
+        )
+
+    def _rated_amounts(self, context: str) -> frozenset[tuple[_Amount, str | None]]:
+        """Every amount in one chunk with the period written beside it, if any (read for rated answers)."""
+        text = fold(nfc(context))
+        return frozenset(
+            ((value, unit), self._periods.of(text, start, end))
+            for start, end, value, unit in self._hits(text, self._lexicon.scanner)
         )
 
     def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:

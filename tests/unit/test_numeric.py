@@ -253,10 +253,19 @@ def _copy_rules(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.parametrize("case", _params("periods"))
+def test_rate_periods(rules: NumericRules, case: dict[str, Any]) -> None:
+    """An amount the sources give for another period only is unsupported; one with no period is not."""
+    report = rules.check(case["answer"], case["sources"])
+    assert _amounts(list(report.unsupported)) == [(Decimal(v), unit) for v, unit in case["unsupported"]]
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
         ("language: xx\nunits:\n  dya: [foo]\n", "field units.dya: unknown unit 'dya'"),
+        ("language: xx\nperiods:\n  month: {after: [mỗi năm]}\n", "field periods.month.after: 'mỗi năm'"),
+        ("language: xx\nperiods:\n  month: {during: [x]}\n", "field periods.month.during:"),
         ("language: xx\nunitz: {}\n", "field unitz:"),
         ("language: xx\nunits:\n  day: ['']\n", "field units.day.0:"),
         ("language: xx\nignore:\n  - {after: '('}\n", "field ignore.0.after:"),
