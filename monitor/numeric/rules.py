@@ -75,7 +75,8 @@ class NumericRules:
         Chunks are read with the fast scanner (digits and currency signs, cached per chunk text);
         only when an answer quantity is not found that way are they read in full (number words too).
         A quantity with a rate period ("每季度1,200元") is unsupported as well when every chunk that
-        writes its amount gives it another period ("每年1,200元"); one without a period never is.
+        writes its amount gives it another period ("每年1,200元"); one without a period never is. One
+        unit of a period a chunk writes ("一年", "1 năm" beside "每年") stands in that chunk.
         """
         located = self.locate(answer)
         said = _unique(quantity for _, _, quantity in located)
@@ -87,6 +88,9 @@ class NumericRules:
             unsupported = [
                 quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
             ]
+        if unsupported and self._periods.known:  # "一年保费1,200元" over "每年1,200元": a year is the period
+            spans = {period for context in contexts for _, period in self._context_periods(context)}
+            unsupported = [q for q in unsupported if not (q.value == 1 and q.unit in spans)]
         if located and self._periods.known:
             text = fold(nfc(answer))
             rated = [
