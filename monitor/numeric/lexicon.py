@@ -23,6 +23,7 @@ _NOT_BEFORE_DIGITS = r"[A-Za-z0-9]"  # "c07" does not start a number
 # nor does the middle of one ("1,500", "v1.5"); a comma after a word ("退款,5天") does
 _MID_NUMBER = r"[0-9][.,]"
 _SEP = r"(?:\s*-\s*|\s*)"  # "30 ngày", "30ngày", "30-day"
+_BEHIND = 24  # characters before a candidate an ignore rule's ``behind`` regex may span
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class IgnoreRule:
     after: re.Pattern[str] | None = None
     text: re.Pattern[str] | None = None
     units: frozenset[str] = frozenset()
+    behind: re.Pattern[str] | None = None  # searched in the few characters before the candidate
 
     @classmethod
     def compile(cls, model: IgnoreModel, pack: Pack) -> IgnoreRule:
@@ -84,18 +86,21 @@ class IgnoreRule:
             re.compile(model.after, re.IGNORECASE) if model.after else None,
             re.compile(model.text, re.IGNORECASE) if model.text else None,
             frozenset(model.units),
+            re.compile(f"(?:{model.behind})\\Z", re.IGNORECASE) if model.behind else None,
         )
 
     @property
     def before_only(self) -> bool:
         """True when the rule is only a list of ``before`` words, so it can merge with others."""
-        return self.after is None and self.text is None
+        return self.after is None and self.text is None and self.behind is None
 
     def covers(self, text: str, start: int, end: int) -> bool:
         """Tell whether every condition of the rule holds for the candidate ``text[start:end]``."""
         if self.text is not None and self.text.fullmatch(text, start, end) is None:
             return False
         if self.after is not None and self.after.match(text, end) is None:
+            return False
+        if self.behind is not None and self.behind.search(text, max(0, start - _BEHIND), start) is None:
             return False
         return not self.before or self._follows_word(text, start)
 

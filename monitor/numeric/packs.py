@@ -75,16 +75,18 @@ class IgnoreModel(_Strict):
     """Where a candidate is not a quantity (a date, a weekday); every condition given must hold.
 
     ``before``: words one of which ends just before the candidate (spaces between allowed);
-    ``after``: regex that must match just after it; ``text``: regex for the whole candidate;
+    ``after``: regex that must match just after it; ``behind``: regex that must match text ending
+    just before it ("7h30-" before "20h"); ``text``: regex for the whole candidate;
     ``units``: the rule only applies to these units. Case is ignored throughout.
     """
 
     before: list[Form] = []
     after: Form | None = None
+    behind: Form | None = None
     text: Form | None = None
     units: list[UnitId] = []
 
-    @field_validator("after", "text")
+    @field_validator("after", "behind", "text")
     @classmethod
     def _compiles(cls, pattern: str | None) -> str | None:
         if pattern is not None:
@@ -96,8 +98,8 @@ class IgnoreModel(_Strict):
 
     @model_validator(mode="after")
     def _has_condition(self) -> IgnoreModel:
-        if not self.before and self.after is None and self.text is None:
-            raise ValueError("needs at least one of before, after, text")
+        if not self.before and self.after is None and self.behind is None and self.text is None:
+            raise ValueError("needs at least one of before, after, behind, text")
         return self
 
 

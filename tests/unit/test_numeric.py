@@ -269,6 +269,7 @@ def test_rate_periods(rules: NumericRules, case: dict[str, Any]) -> None:
         ("language: xx\nunitz: {}\n", "field unitz:"),
         ("language: xx\nunits:\n  day: ['']\n", "field units.day.0:"),
         ("language: xx\nignore:\n  - {after: '('}\n", "field ignore.0.after:"),
+        ("language: xx\nignore:\n  - {behind: '('}\n", "field ignore.0.behind:"),
         ("language: xx\nignore:\n  - {units: [day]}\n", "field ignore.0:"),
         ("language: xx\nmultipliers:\n  foo: {value: 0}\n", "field multipliers.foo.value:"),
         ("language: xx\nunits:\n  week: [ngày]\n", "field units.week: 'ngày' means week"),
