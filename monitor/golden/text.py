@@ -100,14 +100,17 @@ class Vocabulary:
     cjk_words: frozenset[str] = frozenset()
     cjk_stopwords: frozenset[str] = frozenset()
     qualifier_texts: tuple[str, ...] = ()
+    characters: Mapping[str, str] = field(default_factory=dict)
     _cjk_pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     _qualifiers: frozenset[Phrase] = field(init=False, repr=False, compare=False, default=frozenset())
+    _table: dict[int, str] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         # Longest first, so a word wins over a stop string or a shorter word inside it.
         known = sorted({*self.cjk_synonyms, *self.cjk_words, *self.cjk_stopwords}, key=lambda s: (-len(s), s))
         pattern = re.compile("|".join(map(re.escape, known))) if known else None
         object.__setattr__(self, "_cjk_pattern", pattern)  # frozen: set once, here
+        object.__setattr__(self, "_table", str.maketrans(dict(self.characters)))
         qualifiers = frozenset(q for q in map(self.tokens, self.qualifier_texts) if q)
         object.__setattr__(self, "_qualifiers", qualifiers)
 
@@ -144,7 +147,11 @@ class Vocabulary:
     @classmethod
     def merge(cls, packs: Sequence[tuple[str, Any]]) -> Vocabulary:
         """One vocabulary from ``(origin, decoded YAML)`` packs; conflicting definitions are refused."""
-        merged: dict[str, dict[str, tuple[str, str]]] = {"abbreviations": {}, "synonyms": {}}
+        merged: dict[str, dict[str, tuple[str, str]]] = {
+            "abbreviations": {},
+            "synonyms": {},
+            "characters": {},
+        }
         stopwords: set[str] = set()
         words: set[str] = set()
         qualifiers: list[str] = []
@@ -154,6 +161,7 @@ class Vocabulary:
             for key in merged:
                 for name, value in _str_map(data, key, origin).items():
                     _define(merged[key], fold(name), fold(value), origin, key)
+            _check_characters(data, origin)
             stopwords.update(fold(w) for w in _str_list(data, "stopwords", origin))
             words.update(fold(w) for w in _str_list(data, "words", origin))
             qualifiers.extend(_str_list(data, "qualifiers", origin))
@@ -167,7 +175,12 @@ class Vocabulary:
         words: set[str],
         qualifiers: tuple[str, ...],
     ) -> Vocabulary:
-        synonyms = {k: v for k, (v, _) in merged["synonyms"].items()}
+        characters = {k: v for k, (v, _) in merged["characters"].items()}
+        # Text folds its variant characters before anything else, so the packs' own keys do too.
+        table = str.maketrans(characters)
+        synonyms = {k.translate(table): v for k, (v, _) in merged["synonyms"].items()}
+        stopwords = {w.translate(table) for w in stopwords}
+        words = {w.translate(table) for w in words}
         cjk = {k: v.strip() for k, v in synonyms.items() if is_cjk(k)}
         latin = sorted(
             ((_stemmed(k), _stemmed(v)) for k, v in synonyms.items() if k not in cjk),
@@ -181,6 +194,7 @@ class Vocabulary:
             cjk_words=frozenset(w for w in words | {v for v in cjk.values() if is_cjk(v)} if is_cjk(w)),
             cjk_stopwords=frozenset(w for w in stopwords if is_cjk(w)),
             qualifier_texts=qualifiers,
+            characters=characters,
         )
 
     def tokens(self, text: str) -> Phrase:
@@ -201,7 +215,7 @@ class Vocabulary:
         return " ".join(self._normalize(text, bigrams=False))
 
     def _normalize(self, text: str, bigrams: bool) -> Phrase:
-        folded = fold(text)
+        folded = fold(text).translate(self._table)
         if self._cjk_pattern is not None:
             folded = self._cjk_pattern.sub(self._cjk_replacement, folded)
         words: list[str] = []
@@ -244,6 +258,12 @@ def _define(table: dict[str, tuple[str, str]], key: str, value: str, origin: str
     if previous is not None and previous[0] != value:
         raise ConfigError(f"{origin}: '{field}.{key}' is {value!r} here but {previous[0]!r} in {previous[1]}")
     table[key] = (value, origin)
+
+
+def _check_characters(data: dict[str, Any], origin: str) -> None:
+    for name, value in _str_map(data, "characters", origin).items():
+        if len(name) != 1 or len(value) != 1:
+            raise ConfigError(f"{origin}: 'characters.{name}' must map one character to one character")
 
 
 def _str_map(data: dict[str, Any], key: str, origin: str) -> dict[str, str]:

@@ -234,7 +234,8 @@ def test_mixed_language_tokens_share_one_spelling() -> None:
 def test_chinese_words_and_bigrams() -> None:
     """Known Chinese words are cut out whole, stop strings dropped, the rest read as bigrams."""
     vocab = Vocabulary.load()
-    assert vocab.tokens("请问退货的运费谁出？") == ("tra", "运费", "谁承担")  # 退货: the return concept
+    # 退货: the return concept; 运费: the shipping fee of vi.yaml and en.yaml
+    assert vocab.tokens("请问退货的运费谁出？") == ("tra", "phi", "van", "chuyen", "谁承担")
     assert vocab.tokens("生鲜可以退货吗") == ("生鲜", "tra")
     assert vocab.tokens("支持花呗分期") == ("支持", "持花", "花呗", "呗分", "分期")
     assert vocab.tokens("退貨怎麼申請") == vocab.tokens("退货怎么申请")
@@ -272,7 +273,7 @@ def test_qualifiers_change_the_intent(lexical: GoldenMatcher) -> None:
     """A qualifier the golden wording lacks (membership, an excluded class) discounts it below the bar."""
     vocab = Vocabulary.load()
     key = vocab.tokens("Tôi là thành viên BanHang Plus, áo mặc không vừa")
-    assert vocab.qualifiers(key) == {("thanh", "vien"), ("plus",)}
+    assert vocab.qualifiers(key) == {("会员",), ("plus",)}  # thành viên: the member concept of zh.yaml
     assert matched_id(lexical, "Áo mặc không vừa thì trả trong mấy ngày?") == "q01"
     assert matched_id(lexical, "Tôi là thành viên Plus, áo mặc không vừa thì trả trong mấy ngày?") is None
     assert matched_id(lexical, "đồ lót mặc không vừa thì trả trong mấy ngày") is None
@@ -297,7 +298,7 @@ def test_concepts_share_one_token_across_languages() -> None:
     assert vocab.tokens("漫游流量") == ("roam", "data")
     assert vocab.tokens("customer service hours") == vocab.tokens("客服几点") == ("support", "hour")
     assert vocab.tokens("多久") == vocab.tokens("bao lâu") == vocab.tokens("how long") == ("baolau",)
-    assert vocab.tokens("hủy hợp đồng") == ("huy", "contract") and vocab.tokens("解约") == ("cancel",)
+    assert vocab.tokens("hủy hợp đồng") == ("cancel", "contract") and vocab.tokens("解约") == ("cancel",)
 
 
 def test_english_paraphrase_vocabulary() -> None:
