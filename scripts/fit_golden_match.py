@@ -32,7 +32,7 @@ import argparse
 import itertools
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,7 @@ QUALIFIER_PENALTIES = (1.0, 0.7, 0.5, 0.3)
 NEGATIVE_MARGINS = (0.0, 0.05, 0.1, 0.15)
 NEGATIVE_BARS = (None, 0.0, 0.05, 0.1, 0.15)  # None: no per-entry bar; else its slack
 DEV_BUDGET = MAX_FALSE_MATCH_RATE / 2
+DEV_PARTS = ("dev1", "dev2", "dev3")  # dev1: dev.yaml and holdout.yaml
 
 
 @dataclass(frozen=True)
@@ -142,16 +143,18 @@ def choose_on_dev(
     negative_margins: Sequence[float],
     negative_bars: Sequence[float | None] = (None,),
     tie_break: Callable[[Params, float], float] | None = None,
+    each: Sequence[Collection[Paraphrase]] = (),
 ) -> tuple[Params, float, list[Outcome]] | None:
     """The negative margin and bar and the threshold with the best dev recall within half the budget.
 
-    Ties on recall go to the higher ``tie_break(params, threshold)``, then to the first grid point.
+    Every dev split in ``each`` must also stay within the whole budget on its own. Ties on recall go
+    to the higher ``tie_break(params, threshold)``, then to the first grid point.
     """
     best: tuple[Params, float, list[Outcome], tuple[float, float]] | None = None
     for negative_bar, negative_margin in itertools.product(negative_bars, negative_margins):
         chosen_params = replace(params, negative_margin=negative_margin, negative_bar=negative_bar)
         results = score(sets, dev, chosen_params, embedder, vocab)
-        chosen = best_threshold(results, params.margin, DEV_BUDGET)
+        chosen = best_threshold(results, params.margin, DEV_BUDGET, each)
         if chosen is None:
             continue
         key = (chosen[1].recall, tie_break(chosen_params, chosen[0]) if tie_break else 0.0)
@@ -184,9 +187,13 @@ def fit_on_train(
     embedder: Embedder | None,
     vocab: Vocabulary,
     lexical: Params | None = None,
-) -> Params:
-    """The grid point with the best train recall in budget; the blend keeps the lexical fit's own."""
-    best: tuple[tuple[float, float], Params] | None = None
+) -> list[Params]:
+    """Per balance, the grid point with the best train recall in budget, the best first.
+
+    ``balance`` is the score's form (how much the question's extra words count against the golden
+    wording's missing ones); dev chooses among these. The blend keeps the lexical fit's own.
+    """
+    best: dict[float, tuple[tuple[float, float], Params]] = {}
     if lexical is None:
         grid = itertools.product(CHAR_WEIGHTS, BALANCES, QUALIFIER_PENALTIES, (1.0,))
     else:
@@ -202,10 +209,33 @@ def fit_on_train(
                 continue
             # Highest recall; on ties the larger margin (safer on unseen negatives).
             key = (found[1].recall, margin)
-            if best is None or key > best[0]:
-                best = (key, Params(char_weight, balance, penalty, lexical_weight, margin))
-    if best is None:
+            if balance not in best or key > best[balance][0]:
+                best[balance] = (key, Params(char_weight, balance, penalty, lexical_weight, margin))
+    if not best:
         raise SystemExit("no parameters keep train within the false-match budget")
+    return [params for _, params in sorted(best.values(), key=lambda kp: kp[0], reverse=True)]
+
+
+def choose_form(
+    candidates: Sequence[Params],
+    with_train: Mapping[str, GoldenSet],
+    splits: Mapping[str, list[Paraphrase]],
+    embedder: Embedder | None,
+    vocab: Vocabulary,
+) -> Params:
+    """The train candidate whose dev recall (train variants, its own dev threshold) is highest."""
+    parts = [frozenset(splits[name]) for name in DEV_PARTS]
+    best: tuple[float, Params] | None = None
+    for params in candidates:
+        chosen = choose_on_dev(
+            with_train, splits["dev"], params, embedder, vocab, (0.0,), (None,), each=parts
+        )
+        recall = -1.0 if chosen is None else figures(chosen[2], chosen[1], params.margin).recall
+        print(json.dumps({"candidate": params.__dict__, "dev_recall_train_variants": recall}), flush=True)
+        if best is None or recall > best[0]:  # ties: the better train point, listed first
+            best = (recall, params)
+    if best is None:
+        raise SystemExit("no train candidate")
     return best[1]
 
 
@@ -226,9 +256,12 @@ def run_mode(
     test: bool,
     lexical: Params | None = None,
 ) -> Params:
-    params = fit_on_train(golden, splits["train"], embedder, vocab, lexical)
-    print(json.dumps({"mode": mode, "fitted_on": "train", **params.__dict__}), flush=True)
+    candidates = fit_on_train(golden, splits["train"], embedder, vocab, lexical)
     with_train = {d: with_variants(g, splits["train"], d) for d, g in golden.items()}
+    params = (
+        choose_form(candidates, with_train, splits, embedder, vocab) if len(candidates) > 1 else candidates[0]
+    )
+    print(json.dumps({"mode": mode, "fitted_on": "train, balance on dev", **params.__dict__}), flush=True)
     threshold = None
     for variants, sets in (("none", golden), ("train", with_train), ("train+negatives", None)):
         if sets is None:  # the negatives a review of the "train" matcher's false matches would promote
@@ -238,7 +271,8 @@ def run_mode(
         grown = variants == "train+negatives"
         margins, bars = (NEGATIVE_MARGINS, NEGATIVE_BARS) if grown else ((0.0,), (None,))
         tie_break = (lambda p, t: simulator_dev(p, t, vocab)) if grown and embedder is None else None
-        chosen = choose_on_dev(sets, splits["dev"], params, embedder, vocab, margins, bars, tie_break)
+        parts = [frozenset(splits[name]) for name in DEV_PARTS]
+        chosen = choose_on_dev(sets, splits["dev"], params, embedder, vocab, margins, bars, tie_break, parts)
         if chosen is None:
             print(json.dumps({"mode": mode, "variants": variants, "error": "dev over budget"}))
             continue
@@ -256,9 +290,14 @@ def run_mode(
             ),
             flush=True,
         )
-        names = ("train", "dev", "test") if test else ("train", "dev")
+        names = ("train", "dev", *DEV_PARTS, "test") if test else ("train", "dev", *DEV_PARTS)
         for name in names:
-            results = dev if name == "dev" else score(sets, splits[name], chosen_params, embedder, vocab)
+            if name == "dev":
+                results = dev
+            elif name in DEV_PARTS:
+                results = [r for r in dev if r.case in parts[DEV_PARTS.index(name)]]
+            else:
+                results = score(sets, splits[name], chosen_params, embedder, vocab)
             report(results, threshold, params.margin, mode=mode, variants=variants, split=name)
     return params
 
@@ -284,7 +323,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if path.stem != "holdout"
         for case in load_case_file(path, "banhang")
     ]
-    splits["dev"] += load_case_file(cases / "holdout.yaml", "banhang")
+    # dev is pooled from three splits (dev.yaml with the older holdout cases, dev2, dev3), each
+    # reported apart and each held within the budget.
+    splits["dev1"] = load_paraphrases(PARAPHRASES / "dev.yaml") + load_case_file(
+        cases / "holdout.yaml", "banhang"
+    )
+    splits["dev2"] = load_paraphrases(PARAPHRASES / "dev2.yaml")
+    splits["dev"] = [case for name in DEV_PARTS for case in splits[name]]
     lexical = run_mode("lexical", golden, splits, None, vocab, args.test)
     if args.embed:
         run_mode("blend", golden, splits, LocalE5Embedder(), vocab, args.test, lexical)
