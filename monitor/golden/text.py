@@ -225,7 +225,10 @@ class Vocabulary:
             else:
                 for part in _DIGITS.findall(piece):
                     words.extend(stem(w) for w in self.abbreviations.get(part, (part,)))
-        return tuple(w for w in self._map_synonyms(words) if w not in self.stopwords)
+        # Twice: a synonym may read what another produced ("switch my number" -> "move my number" ->
+        # "port number"); canonical forms map onto themselves, so a second pass changes nothing else.
+        mapped = self._map_synonyms(self._map_synonyms(words))
+        return tuple(w for w in mapped if w not in self.stopwords)
 
     def _cjk_replacement(self, match: re.Match[str]) -> str:
         found = match.group(0)

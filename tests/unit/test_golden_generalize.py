@@ -135,3 +135,10 @@ def test_after_shipment_and_courier_are_qualifiers(vocab: Vocabulary, golden: di
     assert vocab.qualifiers(vocab.tokens("还没发货能改地址吗")) == frozenset()
     assert matched(golden, "shop_zh", "退款多久能到账") == "z03"
     assert matched(golden, "shop_zh", "快递多久能送到") is None
+
+
+def test_synonyms_read_what_synonyms_produced(vocab: Vocabulary, golden: dict[str, GoldenSet]) -> None:
+    """'switch my number' is moving the number, so porting it; switching the plan is not."""
+    assert vocab.tokens("switch my number to you") == vocab.tokens("move my number") == ("port", "number")
+    assert matched(golden, "telecom_en", "how do i switch my number over to you") == "t05"
+    assert matched(golden, "telecom_en", "how do i switch my plan to premium") is None
