@@ -616,14 +616,18 @@ class LocalJudge:
         window_units = [set(u) for u in context.sentence_units]
         windows = [_window(window_units, owner, i) for i in range(len(sentences))]
         texts = [self._unattributed(self.rules.opening(c.text)) for c in claims]
-        window = np.array(
-            [[coverage(lexical_units(t, stop), w) for w in windows] for t in texts], dtype=np.float64
-        ).reshape(len(claims), len(sentences))
+        units = [lexical_units(t, stop) for t in texts]
+        window = np.array([[coverage(u, w) for w in windows] for u in units], dtype=np.float64).reshape(
+            len(claims), len(sentences)
+        )
+        own = np.array([[coverage(u, s) for s in window_units] for u in units], dtype=np.float64)
+        own = own.reshape(window.shape)
         mismatch = self._mismatch(texts, sentences).reshape(window.shape)
+        polarity = [_polarity(window[i], own[i], mismatch[i], owner) for i in range(len(texts))]
         order, anchor, _ = self._placement(texts, item)
         answer = self._answer_features(item.answer, context)
         rows = [
-            self._claim_features(text, context, window[i], mismatch[i], order[i], anchor[i]) + answer
+            self._claim_features(text, context, window[i], polarity[i], order[i], anchor[i]) + answer
             for i, text in enumerate(texts)
         ]
         weakest = min((row[FEATURES.index("window")] for row in rows), default=0.0)
@@ -656,14 +660,11 @@ class LocalJudge:
         )
 
     def _claim_features(
-        self, text: str, context: _Context, window: Vector, mismatch: Vector, order: float, anchor: float
+        self, text: str, context: _Context, window: Vector, polarity: Polarity, order: float, anchor: float
     ) -> list[float]:
         """The claim's own features, in ``FEATURES`` order up to the answer-level ones."""
         content = [u for u in unit_sequence(text) if u not in self.rules.stopwords]
         best = int(np.argmax(window)) if window.size else -1
-        # polarity against the best-covering sentences: a tie (a sentence's window holds its neighbour,
-        # so a section label "DT-5." covers as much as the sentence after it) is read in the claim's favour
-        disagrees = float(mismatch[window >= window[best] - 1e-9].min()) if best >= 0 else 0.0
         novel_count, novel_idf, novel_run = novelty(content, context.index)
         return [
             share(set(content), context.index.units),
@@ -674,8 +675,8 @@ class LocalJudge:
             novel_idf,
             novel_run,
             float(not self._numbers_found(text, context)),
-            disagrees,
-            float(disagrees > 0 and self._copied(content, context)),
+            polarity.window,
+            float(polarity.flipped and self._copied(content, context)),
             float(self._condition_dropped(text, context)),
             float(np.log1p(len(set(content)))),
             anchor,
@@ -924,6 +925,44 @@ _CLAUSE = re.compile(r"[,;:，；、،]|\s(?:but|while|although|whereas|nhưng|n
 def _clauses(sentence: str) -> list[str]:
     """A sentence cut at commas and contrastive conjunctions, where a negation's scope usually ends."""
     return [c for c in _CLAUSE.split(sentence) if c.strip()] or [sentence]
+
+
+@dataclass(frozen=True, slots=True)
+class Polarity:
+    """A claim's polarity against the context: ``window``, 1.0 when it disagrees with its best-covering
+    windows (the ``mismatch`` feature); ``sentence``, 1.0 when it disagrees with the sentence of those
+    windows that holds most of its words."""
+
+    window: float
+    sentence: float
+
+    @property
+    def flipped(self) -> bool:
+        """Both disagree: what the ``flip`` cap needs. The window alone is not enough: "Opened SIM cards
+        cannot be returned." between a refund sentence and the one before it is the best window of a
+        refund claim, but says nothing about refunds."""
+        return self.window > 0 and self.sentence > 0
+
+
+def _polarity(window: Vector, own: Vector, mismatch: Vector, owner: Sequence[int]) -> Polarity:
+    """``window``, ``own``, ``mismatch``: the claim's coverage by each context sentence's window, by the
+    sentence alone, and its polarity disagreement with it. A tie (a section label "DT-5." covers as much
+    as the sentence after it) is read in the claim's favour."""
+    if not window.size:
+        return Polarity(0.0, 0.0)
+    centres = np.flatnonzero(window >= window.max() - 1e-9)
+    members = sorted(
+        {
+            j
+            for i in map(int, centres)
+            for j in (i - 1, i, i + 1)
+            if 0 <= j < len(owner) and owner[j] == owner[i]
+        }
+    )
+    best = max(own[j] for j in members)
+    return Polarity(
+        float(mismatch[centres].min()), float(min(mismatch[j] for j in members if own[j] >= best - 1e-9))
+    )
 
 
 def _window(units: Sequence[set[str]], owner: Sequence[int], i: int) -> set[str]:

@@ -519,3 +519,29 @@ def test_opening_hours_are_read_as_one_clock_range(judge: LocalJudge, answer: st
     assert result.scores.faithfulness is not None
     assert (result.scores.faithfulness >= 0.8) is supported
     assert features(judge, answer, [chunk])["numbers_bad"] == (0.0 if supported else 1.0)
+
+
+TELECOM_RETURNS = (
+    "CT-2. You can return a phone bought from Skyline Mobile within 14 days of delivery, provided it is "
+    "undamaged. Opened SIM cards cannot be returned. Refunds go back to the original payment method "
+    "within 5 business days after the device reaches our warehouse."
+)
+
+
+def test_a_copied_claim_is_not_flipped_by_a_negated_neighbour_of_its_sentence(judge: LocalJudge) -> None:
+    """The best window of a refund claim is centred on "Opened SIM cards cannot be returned.", which
+    says nothing about refunds: the flip cap needs the sentence holding the claim's words to disagree."""
+    answer = (
+        "Within 5 business days of your return arriving at our warehouse, to your original payment method."
+    )
+    assert features(judge, answer, [TELECOM_RETURNS])["flip"] == 0.0
+    result = run(judge, "days until refund for a returned phone", answer, [TELECOM_RETURNS])
+    assert result.scores.faithfulness is not None and result.scores.faithfulness >= 0.8
+
+
+def test_a_copied_claim_that_negates_its_own_sentence_is_still_flipped(judge: LocalJudge) -> None:
+    """The hard negative: a refund claim that denies the refund sentence, beside a neighbour, is capped."""
+    chunk = "Refunds go back to the original payment method within 5 business days. Exchanges are free."
+    answer = "Refunds do not go back to the original payment method within 5 business days."
+    assert features(judge, answer, [chunk])["flip"] == 1.0
+    assert run(judge, "days until refund for a returned phone", answer, [chunk]).scores.faithfulness == 0.0
