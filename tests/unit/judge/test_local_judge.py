@@ -545,3 +545,14 @@ def test_a_copied_claim_that_negates_its_own_sentence_is_still_flipped(judge: Lo
     answer = "Refunds do not go back to the original payment method within 5 business days."
     assert features(judge, answer, [chunk])["flip"] == 1.0
     assert run(judge, "days until refund for a returned phone", answer, [chunk]).scores.faithfulness == 0.0
+
+
+def test_vietnamese_function_syllables_are_no_content(judge: LocalJudge) -> None:
+    """ "rất", "đang", "tôi", "rằng" are stopwords: a claim adding them to a chunk's words adds nothing
+    new; a content syllable it adds ("đắt") still counts as novel."""
+    chunk = "Vườn thú có nhiều sinh vật."
+    padded = features(judge, "Tôi nghĩ rằng vườn thú đang có rất nhiều sinh vật.", [chunk])
+    assert padded["novel_count"] == pytest.approx(
+        features(judge, "Nghĩ vườn thú có nhiều sinh vật.", [chunk])["novel_count"]
+    )
+    assert features(judge, "Vườn thú có nhiều sinh vật đắt.", [chunk])["novel_count"] > 0.0
