@@ -89,10 +89,10 @@ _NEGATABLE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")  # "nor'easter" is one wor
 # a number starts after no letter of a spaced script: in Chinese and Japanese it follows a character
 # ("は9日", "共39人"), which the older rule (no word character before it) left unread
 _NUMBER = re.compile(
-    rf"(?<![.,])(?<![^\W{CJK}])(\d+(?:[.,]\d+)*)\s*(万|亿|千|million|billion|thousand|triệu|tỷ|nghìn|ngàn|میلیون|میلیارد|هزار)?",
+    rf"(?<![.,])(?<![^\W{CJK}])(\d+(?:[.,]\d+)*)\s*(万|亿|億|千|million|billion|thousand|triệu|tỷ|nghìn|ngàn|میلیون|میلیارد|هزار)?",
     re.IGNORECASE,
 )
-_MULTIPLIER = {"万": 1e4, "亿": 1e8, "千": 1e3, "million": 1e6, "billion": 1e9, "thousand": 1e3}
+_MULTIPLIER = {"万": 1e4, "亿": 1e8, "億": 1e8, "千": 1e3, "million": 1e6, "billion": 1e9, "thousand": 1e3}
 _MULTIPLIER |= {
     "triệu": 1e6,
     "tỷ": 1e9,

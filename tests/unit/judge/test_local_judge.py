@@ -556,3 +556,21 @@ def test_vietnamese_function_syllables_are_no_content(judge: LocalJudge) -> None
         features(judge, "Nghĩ vườn thú có nhiều sinh vật.", [chunk])["novel_count"]
     )
     assert features(judge, "Vườn thú có nhiều sinh vật đắt.", [chunk])["novel_count"] > 0.0
+
+
+@pytest.mark.parametrize(
+    ("claim", "chunk", "bad"),
+    [
+        ("保証期間は3か月です。", "保証期間は3ヶ月です。", 0.0),  # the same duration in two spellings
+        ("保証期間は3か月です。", "保証期間は3年です。", 1.0),  # a month is no year
+        ("料金は5万円です。", "料金は50000円です。", 0.0),
+        ("感染者は1億人に達した。", "感染者は100000000人に達した。", 0.0),  # 億 is 1e8
+        ("感染者は2億600万人に達した。", "感染者は1億600万人に達した。", 1.0),  # 億 is read: 2e8 is no 1e8
+    ],
+)
+def test_japanese_counters_and_currency_are_read(
+    judge: LocalJudge, claim: str, chunk: str, bad: float
+) -> None:
+    """か月/ヶ月, 円 and 億 are read (rules/numeric/ja.yaml, the judge's bare numbers): a claim with
+    another quantity than its chunk's is numbers_bad, the same quantity spelled otherwise is not."""
+    assert features(judge, claim, [chunk])["numbers_bad"] == bad
