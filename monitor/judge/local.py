@@ -728,10 +728,11 @@ class LocalJudge:
     def _condition_dropped(self, text: str, context: _Context) -> bool:
         """A quantity of the claim that the chunks state only under a condition the claim and the
         question do not carry ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày"), in
-        the condition words of the trace's language."""
+        the condition words of the trace's language. A negated claim ("Điện thoại không được áp dụng 30
+        ngày") denies the quantity instead of granting it to everyone: no condition is dropped."""
         pattern = context.conditions
         said = self._numbers.extract(text) if pattern is not None else ()
-        if pattern is None or not said:
+        if pattern is None or not said or self._negated(text):
             return False
         known = set(pattern.findall(fold(text))) | set(pattern.findall(context.question))
         for quantity in said:

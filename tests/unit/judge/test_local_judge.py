@@ -504,6 +504,16 @@ def test_condition_words_are_read_in_the_language_of_the_trace(judge: LocalJudge
     assert _dropped(judge, "đổi trả mấy ngày", general, plus) == 1.0  # language from the answer
 
 
+def test_a_negated_claim_drops_no_condition(judge: LocalJudge) -> None:
+    """ "Điện thoại không được áp dụng 30 ngày" denies the members' 30 days instead of granting them to
+    everyone: not capped (a correct answer was low_faithfulness); the same claim without its negation,
+    the hard negative, still is."""
+    plus = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+    question = "điện thoại có được đổi trả 30 ngày không"
+    assert _dropped(judge, question, "Điện thoại không được áp dụng 30 ngày bạn nhé.", plus, "vi") == 0.0
+    assert _dropped(judge, question, "Điện thoại được áp dụng 30 ngày bạn nhé.", plus, "vi") == 1.0
+
+
 @pytest.mark.parametrize(
     ("answer", "supported"),
     [
