@@ -88,7 +88,8 @@ class NumericRules:
             unsupported = [
                 quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
             ]
-        if unsupported and self._periods.known:  # "一年保费1,200元" over "每年1,200元": a year is the period
+        if self._periods.known and any(quantity.value == 1 for quantity in unsupported):
+            # "一年保费1,200元" over "每年1,200元": a year is the period the chunk writes
             spans = {period for context in contexts for _, period in self._context_periods(context)}
             unsupported = [q for q in unsupported if not (q.value == 1 and q.unit in spans)]
         if located and self._periods.known:
@@ -160,11 +161,12 @@ class NumericRules:
         )
 
     def _rated_amounts(self, context: str) -> frozenset[tuple[_Amount, str | None]]:
-        """Every amount in one chunk with the period written beside it, if any (read for rated answers)."""
+        """The amounts of one chunk written with digits or currency signs, each with the period written
+        beside it, if any (read for rated answers; a spelled amount has no period, so never refutes one)."""
         text = fold(nfc(context))
         return frozenset(
             ((value, unit), self._periods.of(text, start, end))
-            for start, end, value, unit in self._hits(text, self._lexicon.scanner)
+            for start, end, value, unit in self._hits(text, self._lexicon.fast_scanner)
         )
 
     def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
