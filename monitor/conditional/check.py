@@ -108,13 +108,15 @@ class _Vocabulary:
 
     def __init__(self, packs: Sequence[ConditionalPack]) -> None:
         self.languages = tuple(pack.language for pack in packs)
+        # inflection endings a word may carry ("members", "رایگانه", "دانشجویان"), longest first
+        self.endings = tuple(sorted({lower(e) for p in packs for e in p.endings}, key=lambda e: (-len(e), e)))
         self.if_markers = _matcher(packs, lambda p: p.if_markers)
         self.leading_markers = _matcher(packs, lambda p: p.leading_markers)
         self.except_markers = _matcher(packs, lambda p: p.except_markers)
         self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
-        self.groups = _matcher(packs, lambda p: p.groups)
-        self.tiers = _matcher(packs, lambda p: p.tiers)
-        self.general = _matcher(packs, lambda p: p.general)
+        self.groups = _matcher(packs, lambda p: p.groups, inflected=True)
+        self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
+        self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
         self.general_words = _words(packs, lambda p: p.general)
         self.links = _words(packs, lambda p: p.links)
@@ -131,11 +133,11 @@ class _Vocabulary:
         self.threshold_words = _matcher(packs, lambda p: p.thresholds)
         self.thresholds_after = _matcher(packs, lambda p: p.thresholds_after)
         self.then_markers = _matcher(packs, lambda p: p.then_markers)
-        self.classes = _matcher(packs, lambda p: p.classes)
+        self.classes = _matcher(packs, lambda p: p.classes, inflected=True)
         self.class_before = _words(packs, lambda p: p.classes if p.qualifier_side == "before" else [])
         self.anaphors = _matcher(packs, lambda p: p.anaphors)
         self.ranges = _matcher(packs, lambda p: p.ranges)
-        self.free = _matcher(packs, lambda p: p.free)
+        self.free = _matcher(packs, lambda p: p.free, inflected=True)
         self.universal = _matcher(packs, lambda p: p.universal)
         self.everyone = _matcher(packs, lambda p: p.everyone)
         self.answer_markers = _matcher(packs, lambda p: [*p.answer_markers, *p.if_markers, *p.then_markers])
@@ -205,19 +207,24 @@ def _words(packs: Iterable[ConditionalPack], field: _Field) -> frozenset[str]:
     return frozenset(" ".join(lower(form).split()) for pack in packs for form in field(pack))
 
 
-def _matcher(packs: Iterable[ConditionalPack], field: _Field, *, folded: bool = False) -> re.Pattern[str]:
+def _matcher(
+    packs: Iterable[ConditionalPack], field: _Field, *, folded: bool = False, inflected: bool = False
+) -> re.Pattern[str]:
     """One regex for the forms of a field, longest first; spaced scripts match whole words only;
-    ``folded``: the forms without accents, for accent-folded text."""
-    forms: dict[str, bool] = {}
+    ``folded``: the forms without accents, for accent-folded text; ``inflected``: nouns and adjectives,
+    which may carry an ending of their pack ("مشتریان", "رایگانه"; function words do not: "not" in
+    "notes")."""
+    forms: dict[str, tuple[bool, str]] = {}
     for pack in packs:
+        ending = _ending_pattern(tuple(lower(e) for e in pack.endings)) if inflected else ""
         for form in field(pack):
             written = " ".join(lower(form).split())
-            forms[written.translate(_ACCENTS) if folded else written] = pack.word_boundaries
+            forms[written.translate(_ACCENTS) if folded else written] = (pack.word_boundaries, ending)
     if not forms:
         return re.compile(r"(?!)")
     parts = [
-        (rf"(?<!\w){_spaced(form)}(?!\w)" if bounded else re.escape(form))
-        for form, bounded in sorted(forms.items(), key=lambda item: -len(item[0]))
+        (rf"(?<!\w){_spaced(form)}{ending}(?!\w)" if bounded else re.escape(form))
+        for form, (bounded, ending) in sorted(forms.items(), key=lambda item: -len(item[0]))
     ]
     return re.compile("|".join(parts))
 
@@ -230,32 +237,48 @@ def _ending(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]:
     return re.compile("(?:" + "|".join(_spaced(form) for form in reversed(forms)) + r")\s*$")
 
 
+def _ending_pattern(endings: Sequence[str]) -> str:
+    """An optional inflection ending after a form ("members" for "member", "رایگانه" for "رایگان")."""
+    if not endings:
+        return ""
+    return "(?:" + "|".join(re.escape(e) for e in sorted(endings, key=len, reverse=True)) + ")?"
+
+
 def _spaced(form: str) -> str:
     return r"[\s-]+".join(re.escape(word) for word in form.split())  # "outer city", "outer-city"
 
 
-def tokens(text: str) -> set[str]:
-    """Content-word keys of folded ``text``: words (a plural's "s" dropped), Chinese character pairs and
-    whole numbers ("65")."""
+def tokens(text: str, endings: Sequence[str] = ("s",)) -> set[str]:
+    """Content-word keys of folded ``text``: words (also without an inflection ending of the packs: a
+    plural's "s", Persian "ان", "ه"), Chinese character pairs and whole numbers ("65")."""
     keys: set[str] = set(_NUMBER.findall(text))
     for run in _TOKEN.findall(text):
         if "\u3400" <= run[0] <= "\u9fff":
             keys.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
         else:
             keys.add(run)
-            if len(run) > 3 and run.endswith("s"):
-                keys.add(run[:-1])
+            keys.update(stems(run, endings))
     return keys
+
+
+def stems(word: str, endings: Sequence[str]) -> set[str]:
+    """``word`` without each inflection ending it carries, when at least three letters remain."""
+    return {word[: -len(e)] for e in endings if len(word) - len(e) >= 3 and word.endswith(e)}
 
 
 class _Asked:
     """What the question and the answer say, folded: their content words, text and quantities."""
 
     def __init__(
-        self, text: str, amounts: Iterable[_Amount] = (), question_units: Iterable[str] = ()
+        self,
+        text: str,
+        amounts: Iterable[_Amount] = (),
+        question_units: Iterable[str] = (),
+        endings: Sequence[str] = ("s",),
     ) -> None:
         self.text = text
-        self.words = tokens(text)
+        self.endings = tuple(endings)
+        self.words = tokens(text, self.endings)
         self.amounts = frozenset(amounts)
         self.question_units = frozenset(question_units)
         self.universal = False  # the answer speaks of all goods ("mọi món hàng", "anything", "任何商品")
@@ -273,21 +296,25 @@ class _Asked:
     def answer_only(self) -> _Asked:
         """The answer's words (the question's amounts kept): "所有保单等待期都是30天" asked by a
         "不是VIP" customer does not carry VIP."""
-        out = _Asked(self.answer.text, self.amounts, self.question_units)
+        out = _Asked(self.answer.text, self.amounts, self.question_units, self.endings)
         out.universal, out.answer, out.question = True, self.answer, self.question
         return out
 
     def for_everyone(self) -> _Asked:
         """No words carry a condition: an answer that gives a value to everyone ("ai cũng được 30 ngày,
         không riêng thành viên Plus", "不限会员") drops every condition, even one the asker meets."""
-        out = _Asked("", self.amounts, self.question_units)
+        out = _Asked("", self.amounts, self.question_units, self.endings)
         out.universal, out.answer, out.question = True, self.answer, self.question
         return out
 
     def holds(self, key: str) -> bool:
         """Whether a condition key (a word, a character pair or a tier phrase) is said; one the
         question denies ("I'm not a Premium subscriber", "非VIP") only when the answer says it."""
-        said = key in self.words or (" " in key or not key.isascii()) and _has(self.text, key)
+        said = (
+            key in self.words
+            or any(stem in self.words for stem in stems(key, self.endings))
+            or (" " in key or not key.isascii()) and _has(self.text, key, self.endings)
+        )
         if said and self.denied and _denies(self.denied, key):
             return self.answer is not self and self.answer.holds(key)
         return said
@@ -323,15 +350,17 @@ class ConditionalRules:
             return ConditionalReport()
         statements = [s for context in contexts for s in self._statements(context)]
         asked_about = self._quantities(question)
+        endings = self.vocabulary.endings
         asked = _Asked(
             fold(f"{question}\n{answer}"),
             # every value the answer names carries a condition, denied or not ("不满300,000越南盾")
             [(q.value, q.unit) for q in [*self._quantities(answer), *asked_about]],
             [q.unit for q in asked_about],
+            endings,
         )
         asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
-        asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said])
-        asked.question = _Asked(fold(question), [(q.value, q.unit) for q in asked_about])
+        asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said], (), endings)
+        asked.question = _Asked(fold(question), [(q.value, q.unit) for q in asked_about], (), endings)
         asked.denied = asked.question.denied = self._denied(fold(question))
         folded = fold(answer)
         low = lower(answer)
@@ -444,7 +473,8 @@ class ConditionalRules:
 
     def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:
         return any(
-            any(_has(condition.phrase, form) for form in group) and any(asked.holds(form) for form in group)
+            any(_has(condition.phrase, form, asked.endings) for form in group)
+            and any(asked.holds(form) for form in group)
             for group in groups
         )
 
@@ -461,7 +491,8 @@ class ConditionalRules:
             return True
         if self._equivalent(condition, asked, (*self.vocabulary.equivalents, *self.vocabulary.goods)):
             return True
-        others = [g for g in self.vocabulary.goods if not any(_has(condition.phrase, f) for f in g)]
+        endings = self.vocabulary.endings
+        others = [g for g in self.vocabulary.goods if not any(_has(condition.phrase, f, endings) for f in g)]
         return not universal and not any(asked.holds(form) for group in others for form in group)
 
     # --- reading a chunk ----------------------------------------------------------------------------
@@ -523,7 +554,8 @@ class ConditionalRules:
     def _topic(self, folded: str) -> frozenset[str]:
         """What a folded clause is about: its content words, without numbers and function words."""
         stop = self.vocabulary.folded_stopwords
-        return frozenset(key for key in tokens(folded) if not key.isdigit() and key not in stop)
+        words = tokens(folded, self.vocabulary.endings)
+        return frozenset(key for key in words if not key.isdigit() and key not in stop)
 
     def _quantities(self, text: str) -> list[Quantity]:
         """Numeric quantities of ``text`` and counted things ("20 lần", "4 times", "5次"), once each."""
@@ -799,7 +831,7 @@ class ConditionalRules:
         folded = low.translate(_ACCENTS)
         for group in self.vocabulary.goods:
             for form in group:
-                pattern = _whole_words(form)
+                pattern = _whole_words(form, self.vocabulary.endings)
                 match = (
                     pattern.search(folded, start, end)
                     if pattern is not None
@@ -868,10 +900,11 @@ class ConditionalRules:
     def _keys(self, words: Sequence[str]) -> set[str]:
         """A condition's keys: its tier words when it names one, else its content words."""
         text = " ".join(words)
-        tiers = {tier for tier in self.vocabulary.tier_words if _has(text, tier)}
+        endings = self.vocabulary.endings
+        tiers = {tier for tier in self.vocabulary.tier_words if _has(text, tier, endings)}
         if tiers:  # a tier is carried as a phrase: "ưu tiên" is not "rút tiền"
             return {" ".join(tier.translate(_ACCENTS).split()) for tier in tiers}
-        return tokens(text.translate(_ACCENTS))
+        return tokens(text.translate(_ACCENTS), endings)
 
     def _group(self, low: str, surface: str, start: int, end: int, match: re.Match[str]) -> _Condition | None:
         """A group noun's condition, from the qualifier beside it; None when unqualified or general."""
@@ -890,7 +923,7 @@ class ConditionalRules:
         # question: the nearest word that does not names the group ("bệnh nhân có thẻ BHYT" -> "bhyt").
         named = [w for w in words if w.translate(_ACCENTS) not in v.folded_stopwords] or words
         nearest = named[-1:] if noun in v.before and not after else named[:1]
-        tiered = any(_has(" ".join(words), t) for t in v.tier_words)
+        tiered = any(_has(" ".join(words), t, v.endings) for t in v.tier_words)
         if not tiered and noun not in v.before and not self._named(low, surface, match.end(), part_end):
             return None
         keys = self._keys(words if tiered else nearest)
@@ -959,20 +992,21 @@ def script(low: str) -> str:
     return "vietnamese" if any(char in _VIETNAMESE for char in low) else "latin"
 
 
-def _has(text: str, form: str) -> bool:
-    """Whether ``form`` is in ``text``: as whole words, or anywhere for Chinese forms."""
-    pattern = _whole_words(form)
+def _has(text: str, form: str, endings: Sequence[str] = ("s", "es")) -> bool:
+    """Whether ``form`` is in ``text``: as whole words (maybe with an inflection ending), or anywhere
+    for Chinese forms."""
+    pattern = _whole_words(form, tuple(endings))
     return form in text if pattern is None else pattern.search(text) is not None
 
 
 @functools.lru_cache(maxsize=8192)
-def _whole_words(form: str) -> re.Pattern[str] | None:
+def _whole_words(form: str, endings: tuple[str, ...] = ("s", "es")) -> re.Pattern[str] | None:
     """The compiled whole-word pattern of a form (None for a Chinese one), built once per form: the
-    check asks for the same condition and equivalence forms on every trace. A plural "s" or "es" may
-    end it ("annual member" is said in "Annual members get ...")."""
+    check asks for the same condition and equivalence forms on every trace. An inflection ending of
+    the packs may end it ("annual member" is said in "Annual members get ...", "رایگان" in "رایگانه")."""
     if any("\u3400" <= char <= "\u9fff" for char in form):
         return None
-    return re.compile(rf"(?<!\w){_spaced(form)}(?:e?s)?(?!\w)")
+    return re.compile(rf"(?<!\w){_spaced(form)}{_ending_pattern(endings)}(?!\w)")
 
 
 def _overlaps(match: re.Match[str], spans: Iterable[tuple[int, int]]) -> bool:

@@ -34,6 +34,7 @@ class ConditionalPack(BaseModel):
 
     language: Form
     word_boundaries: bool = True
+    endings: list[Form] = []
     qualifier_side: Literal["before", "after"] = "after"
     groups: list[Form] = []
     tiers: list[Form] = []
