@@ -60,6 +60,8 @@ _Amount = tuple[Decimal, str]
 _COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
 _LABEL = re.compile(r"\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s*$")  # a section label clause: "DT-3.", "SP-2."
 _CLAUSE_KINDS = frozenset({"if", "then", "except", "threshold"})
+_FOOTNOTE = re.compile(r"\s*(\*+|※|\(\*+\))")  # a clause opening a footnote: "*Áp dụng cho ...", "(*) For ..."
+_MARK = re.compile(r"(?<=[^\s*(])(\*+|※|\(\*+\))")  # a footnote mark after a word or value: "0%*", "năm đầu*"
 FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
 _Field = Callable[[ConditionalPack], list[str]]
 
@@ -332,6 +334,8 @@ class ConditionalRules:
         context_cache: int = DEFAULT_CONTEXT_CACHE,
     ) -> None:
         self.vocabulary = _Vocabulary(packs)
+        han = sorted((w for w in self.vocabulary.stopwords if len(w) > 1 and "\u3400" <= w[0] <= "\u9fff"), key=len)
+        self._han_split = re.compile("|".join(map(re.escape, reversed(han))) or r"(?!)")
         self.languages = self.vocabulary.languages
         self.numeric = numeric
         self.carried_share = carried_share
@@ -599,9 +603,12 @@ class ConditionalRules:
         writing = script(low)
         carried: tuple[_Condition, ...] = ()
         threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
+        notes = self._footnotes(low, surface, found)
         for start, end in _clauses(low):
             if _LABEL.match(low, start, end):
                 carried = ()  # "SP-2.": a new section; the scope of the last one ends there
+            marks = {m.group(1) for m in _MARK.finditer(low, start, end)}
+            noted = tuple(c for mark in marks for c in notes.get(mark, ()))
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
             topic = self._topic(self._unclocked(low, start, end).translate(_ACCENTS))
             for text, begin, stop in parts:
@@ -617,14 +624,33 @@ class ConditionalRules:
                     carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
                 clocks = [s for s, _, q in here if q.unit == CLOCK]
                 for position, finish, quantity in here:
-                    bound = self._bound(text, begin, stop, position, conditions) or carried
+                    bound = (*(self._bound(text, begin, stop, position, conditions) or carried), *noted)
                     if quantity.unit == CLOCK:
                         place = (position, finish)
                         bound = (*bound, *_days_of(text, begin, stop, place, clocks, conditions))
                     amount = (quantity.value, quantity.unit)
                     out.append(_Statement(amount, bound, surface, quantity.text, topic, writing))
-                carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
+                if _FOOTNOTE.match(low, start, end) is None:  # a footnote speaks of what it marks
+                    carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
         return tuple(out)
+
+    def _footnotes(
+        self, low: str, surface: str, found: Sequence[tuple[int, int, Quantity]]
+    ) -> dict[str, tuple[_Condition, ...]]:
+        """The conditions of each footnote, by its mark: a clause opening with "*" ("*Áp dụng cho khách
+        hàng mở thẻ trực tuyến.", "*For Premier Banking clients.") binds the values of the clauses that
+        carry its mark ("Miễn phí thường niên năm đầu*", "Foreign transaction fee: 0%*")."""
+        out: dict[str, tuple[_Condition, ...]] = {}
+        for start, end in _clauses(low):
+            match = _FOOTNOTE.match(low, start, end)
+            if match is None or match.group(1) in out:
+                continue
+            values = [(s, e) for s, e, _ in found if start <= s < end]
+            conditions = self._conditions(low, surface, match.end(), end, values)
+            named = tuple(c for c in conditions if c.kind not in ("threshold", "days") and not c.soft)
+            if named:
+                out[match.group(1)] = named
+        return out
 
     def _carry(
         self, low: str, start: int, end: int, conditions: Sequence[_Condition], values: Sequence[int]
@@ -955,7 +981,8 @@ class ConditionalRules:
                 continue
             if len(words) >= 2 or not self.vocabulary.content(word) or _digit_between(low, match.end(), end):
                 break
-            if "\u3400" <= word[0] <= "\u9fff":
+            if "\u3400" <= word[0] <= "\u9fff":  # the characters after the run's last function word
+                word = self._han_split.split(word)[-1]  # "开通超级会员": "超级"
                 word = "".join(c for c in word[-4:] if c not in self.vocabulary.stopwords)
             words.insert(0, word)
             end = match.start()
