@@ -627,7 +627,10 @@ class ConditionalRules:
                     bound = (*(self._bound(text, begin, stop, position, conditions) or carried), *noted)
                     if quantity.unit == CLOCK:
                         place = (position, finish)
-                        bound = (*bound, *_days_of(text, begin, stop, place, clocks, conditions))
+                        days = _days_of(text, begin, stop, place, clocks, conditions)
+                        # "周末及法定节假日", "weekends and holidays": a time window beside the days is
+                        # one of them, and the days decide a clock range
+                        bound = (*(c for c in bound if not any(_beside(c, d) for d in days)), *days)
                     amount = (quantity.value, quantity.unit)
                     out.append(_Statement(amount, bound, surface, quantity.text, topic, writing))
                 if _FOOTNOTE.match(low, start, end) is None:  # a footnote speaks of what it marks
@@ -950,7 +953,12 @@ class ConditionalRules:
         named = [w for w in words if w.translate(_ACCENTS) not in v.folded_stopwords] or words
         nearest = named[-1:] if noun in v.before and not after else named[:1]
         tiered = any(_has(" ".join(words), t, v.endings) for t in v.tier_words)
-        if not tiered and noun not in v.before and not self._named(low, surface, match.end(), part_end):
+        if (
+            not tiered
+            and noun not in v.before
+            and not self._named(low, surface, match.end(), part_end)
+            and not _labels(low, match.end(), part_end)
+        ):
             return None
         keys = self._keys(words if tiered else nearest)
         head = max(first, match.start() - 24) if noun in v.before else match.start()
@@ -1036,12 +1044,26 @@ def _whole_words(form: str, endings: tuple[str, ...] = ("s", "es")) -> re.Patter
     return re.compile(rf"(?<!\w){_spaced(form)}{_ending_pattern(endings)}(?!\w)")
 
 
+def _beside(condition: _Condition, other: _Condition) -> bool:
+    """Whether two conditions stand next to each other, at most a short joining word apart."""
+    return 0 <= condition.start - other.end <= 6 or 0 <= other.start - condition.end <= 6  # " and "
+
+
 def _overlaps(match: re.Match[str], spans: Iterable[tuple[int, int]]) -> bool:
     return any(start < match.end() and match.start() < end for start, end in spans)
 
 
 def _inside(condition: _Condition, others: Iterable[_Condition]) -> bool:
     return any(o.start <= condition.start < o.end for o in others)
+
+
+_ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
+
+
+def _labels(low: str, start: int, end: int) -> bool:
+    """Whether a group noun's words run up to a row's separator ("Cư dân tòa nhà Phú Gia: 1.200.000đ",
+    "Household | $25"): in a label the words after a group noun name it, whatever their case."""
+    return _ROW_LABEL.match(low, start, end) is not None
 
 
 def _digit_between(text: str, start: int, end: int) -> bool:
