@@ -60,8 +60,8 @@ _Amount = tuple[Decimal, str]
 _COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
 _LABEL = re.compile(r"\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s*$")  # a section label clause: "DT-3.", "SP-2."
 _CLAUSE_KINDS = frozenset({"if", "then", "except", "threshold"})
-_FOOTNOTE = re.compile(r"\s*(\*+|※|\(\*+\))")  # a clause opening a footnote: "*Áp dụng cho ...", "(*) For ..."
-_MARK = re.compile(r"(?<=[^\s*(])(\*+|※|\(\*+\))")  # a footnote mark after a word or value: "0%*", "năm đầu*"
+_FOOTNOTE = re.compile(r"\s*(\*+|※|\(\*+\))")  # a clause opening a footnote: "*Áp dụng cho ..."
+_MARK = re.compile(r"(?<=[^\s*(])(\*+|※|\(\*+\))")  # a footnote mark after a word or value: "0%*"
 FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
 _Field = Callable[[ConditionalPack], list[str]]
 
@@ -315,7 +315,8 @@ class _Asked:
         said = (
             key in self.words
             or any(stem in self.words for stem in stems(key, self.endings))
-            or (" " in key or not key.isascii()) and _has(self.text, key, self.endings)
+            or (" " in key or not key.isascii())
+            and _has(self.text, key, self.endings)
         )
         if said and self.denied and _denies(self.denied, key):
             return self.answer is not self and self.answer.holds(key)
@@ -334,8 +335,8 @@ class ConditionalRules:
         context_cache: int = DEFAULT_CONTEXT_CACHE,
     ) -> None:
         self.vocabulary = _Vocabulary(packs)
-        han = sorted((w for w in self.vocabulary.stopwords if len(w) > 1 and "\u3400" <= w[0] <= "\u9fff"), key=len)
-        self._han_split = re.compile("|".join(map(re.escape, reversed(han))) or r"(?!)")
+        han = [w for w in self.vocabulary.stopwords if len(w) > 1 and "\u3400" <= w[0] <= "\u9fff"]
+        self._han_split = re.compile("|".join(map(re.escape, sorted(han, key=len, reverse=True))) or r"(?!)")
         self.languages = self.vocabulary.languages
         self.numeric = numeric
         self.carried_share = carried_share
