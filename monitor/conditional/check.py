@@ -118,6 +118,7 @@ class _Vocabulary:
         self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
         self.groups = _matcher(packs, lambda p: p.groups, inflected=True)
         self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
+        self.label_tiers = _matcher(packs, lambda p: p.label_tiers, inflected=True)
         self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
         self.general_words = _words(packs, lambda p: p.general)
@@ -791,6 +792,15 @@ class ConditionalRules:
             )
             if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
                 out.append(tier)
+        # "Online: $9", "Chuyển tiền qua ứng dụng: miễn phí", "کلاس‌های آنلاین: ۲ میلیون": words that
+        # name a case only as a row's label (in running text a channel is mostly how: "apply online")
+        for match in v.label_tiers.finditer(low, start, end):
+            if _RULED.search(low, start, match.start()) or not _labels(low, match.end(), end):
+                continue
+            key = " ".join(match.group().translate(_ACCENTS).split())
+            tier = _Condition("group", match.start(), match.end(), frozenset({key}), phrase=key)
+            if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
+                out.append(tier)
         if any(c.kind not in ("threshold", "then") for c in out):
             # a class of goods narrows a condition already there ("Hàng thời trang do thành viên Plus
             # mua"); alone it is mostly the topic ("Phí giao hàng toàn quốc", "fashion items ship ...")
@@ -1059,6 +1069,7 @@ def _inside(condition: _Condition, others: Iterable[_Condition]) -> bool:
 
 
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
+_RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
 
 
 def _labels(low: str, start: int, end: int) -> bool:

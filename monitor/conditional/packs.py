@@ -38,6 +38,7 @@ class ConditionalPack(BaseModel):
     qualifier_side: Literal["before", "after"] = "after"
     groups: list[Form] = []
     tiers: list[Form] = []
+    label_tiers: list[Form] = []
     if_markers: list[Form] = []
     leading_markers: list[Form] = []
     except_markers: list[Form] = []
