@@ -91,6 +91,9 @@ class _Condition:
     terms: frozenset[_Amount] = frozenset()  # values naming the condition ("claims up to 5,000元")
     anaphoric: bool = False  # a threshold naming an earlier one's value ("đơn dưới mức đó")
     days: frozenset[int] = frozenset()  # the days of the week a "days" condition names (1 Monday)
+    # (list, branch): one of several cases joined by "and"/"or" ("Trẻ em dưới 1m2 và người trên 70
+    # tuổi", "Students and seniors"); the conditions of one branch of a list carry it
+    branch: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +122,7 @@ class _Vocabulary:
         self.groups = _matcher(packs, lambda p: p.groups, inflected=True)
         self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
         self.label_tiers = _matcher(packs, lambda p: p.label_tiers, inflected=True)
+        self.unions = _matcher(packs, lambda p: p.unions)
         self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
         self.general_words = _words(packs, lambda p: p.general)
@@ -407,9 +411,12 @@ class ConditionalRules:
         """Whether a condition-bound statement supports the value and the question or answer carries
         every one of its conditions."""
         amount = (quantity.value, quantity.unit)
+
+        def carried(condition: _Condition) -> bool:
+            return self._carried(condition, asked)
+
         return any(
-            s.amount == amount and s.conditions and all(self._carried(c, asked) for c in s.conditions)
-            for s in statements
+            s.amount == amount and s.conditions and _all_carried(s.conditions, carried) for s in statements
         )
 
     def _finding(
@@ -433,7 +440,10 @@ class ConditionalRules:
                 return True
             return self._carried(condition, asked)
 
-        held = [s for s in support if all(carried(c, s) for c in s.conditions)]
+        def holds(statement: _Statement) -> bool:
+            return _all_carried(statement.conditions, lambda c: carried(c, statement))
+
+        held = [s for s in support if holds(s)]
         bound = [s for s in support if s not in held]
         if not bound:
             return None
@@ -451,7 +461,7 @@ class ConditionalRules:
             if self.vocabulary.kind(s.amount[1]) == kind
             and s.amount not in terms
             and s.amount[0] != quantity.value
-            and all(c.soft or self._carried(c, asked) for c in s.conditions)
+            and _all_carried(s.conditions, lambda c: c.soft or self._carried(c, asked))
         }
         condition = next(c for c in best.conditions if not carried(c, best))  # the one dropped
         text = " ".join(support[0].chunk[condition.start : condition.end].split())
@@ -508,11 +518,27 @@ class ConditionalRules:
         "手机没有30天政策")."""
         low = lower(answer)
         said = []
-        for start, _, quantity in self._found(answer):
+        found = self._found(answer)
+        for start, end, quantity in found:
             clause = max(low.rfind(mark, 0, start) for mark in ".;!?。；！？,，")
-            if self.vocabulary.negations.search(low, clause + 1, start) is None:
-                said.append((start, quantity))
+            if self.vocabulary.negations.search(low, clause + 1, start) is not None:
+                continue
+            ends = (at for mark in ".;!?。；！？,，" if (at := low.find(mark, end)) >= 0)
+            stop = min(ends, default=len(low))
+            later = any(end <= other < stop for other, _, _ in found)
+            if later and self._threshold_term(low, start, end):
+                continue  # "Người trên 70 tuổi vé là 150.000đ": a condition's term, not a value stated
+            said.append((start, quantity))
         return said
+
+    def _threshold_term(self, low: str, start: int, end: int) -> bool:
+        """Whether the value at ``low[start:end]`` is a threshold's term: after a threshold word ("trên
+        70 tuổi", "over $50", "满200元") or before a postposed one ("300元以上", "3 years or more")."""
+        v = self.vocabulary
+        if v.thresholds.search(low[max(0, start - 24) : start] + " ") is not None:
+            return True
+        rest = len(low[end:]) - len(low[end:].lstrip())
+        return v.thresholds_after.match(low, end + rest) is not None
 
     def _days_asked(
         self, low: str, start: int, end: int, position: int, question: str
@@ -812,7 +838,29 @@ class ConditionalRules:
                     continue
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
-        return sorted(out, key=lambda c: c.start)
+        return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _branches(self, low: str, start: int, end: int, conditions: list[_Condition]) -> list[_Condition]:
+        """Cases of one comma part joined by a union word ("Trẻ em dưới 1m2 và người trên 70 tuổi",
+        "Students and seniors: $8", "学生和老人"): any one of them is the condition."""
+        out = list(conditions)
+        for index in range(1, len(out)):
+            first, second = out[index - 1], out[index]
+            part = _part(low, start, end, first.start)
+            between = low[first.end : second.start]
+            if second.start < first.end or _part(low, start, end, second.start) != part or len(between) > 16:
+                continue
+            if any(mark in between for mark in ":：|｜") or self.vocabulary.unions.search(between) is None:
+                continue
+            listed, branch = first.branch or (first.start, 0)
+            for earlier in range(index):  # the first case runs from the part's start
+                if out[earlier].start >= part[0] and out[earlier].branch is None:
+                    out[earlier] = replace(out[earlier], branch=(listed, branch))
+            for later in range(index, len(out)):  # the next case runs to the part's next union word
+                if out[later].start >= part[1]:
+                    break
+                out[later] = replace(out[later], branch=(listed, branch + 1))
+        return out
 
     def _thens(self, low: str, start: int, end: int) -> list[_Condition]:
         """Conditions stated before a "then" marker ("Khách đổi ý thì ...", "...的话"): the content
@@ -1053,6 +1101,20 @@ def _whole_words(form: str, endings: tuple[str, ...] = ("s", "es")) -> re.Patter
     if any("\u3400" <= char <= "\u9fff" for char in form):
         return None
     return re.compile(rf"(?<!\w){_spaced(form)}{_ending_pattern(endings)}(?!\w)")
+
+
+def _all_carried(conditions: Sequence[_Condition], carried: Callable[[_Condition], bool]) -> bool:
+    """Whether every condition is carried; of a list of cases joined by "and"/"or", one whole branch."""
+    branches: dict[int, dict[int, bool]] = {}
+    for condition in conditions:
+        if condition.branch is None:
+            if not carried(condition):
+                return False
+            continue
+        listed, branch = condition.branch
+        cases = branches.setdefault(listed, {})
+        cases[branch] = cases.get(branch, True) and carried(condition)
+    return all(any(cases.values()) for cases in branches.values())
 
 
 def _beside(condition: _Condition, other: _Condition) -> bool:

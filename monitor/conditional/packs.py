@@ -39,6 +39,7 @@ class ConditionalPack(BaseModel):
     groups: list[Form] = []
     tiers: list[Form] = []
     label_tiers: list[Form] = []
+    unions: list[Form] = []
     if_markers: list[Form] = []
     leading_markers: list[Form] = []
     except_markers: list[Form] = []
