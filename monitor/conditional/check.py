@@ -132,6 +132,7 @@ class _Vocabulary:
         self.folded_stopwords = frozenset(w.translate(_ACCENTS) for w in self.stopwords | self.links)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
+        self.back_markers = _matcher(packs, lambda p: p.back_markers)
         self.negations = _matcher(packs, lambda p: p.negations)
         self.denials = _matcher(packs, lambda p: p.denials, folded=True)
         self.clock = ClockReader(packs)
@@ -632,7 +633,9 @@ class ConditionalRules:
         carried: tuple[_Condition, ...] = ()
         threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
         notes = self._footnotes(low, surface, found)
+        last = range(0)  # the statements of the last clause that stated values
         for start, end in _clauses(low):
+            first = len(out)
             if _LABEL.match(low, start, end):
                 carried = ()  # "SP-2.": a new section; the scope of the last one ends there
             marks = {m.group(1) for m in _MARK.finditer(low, start, end)}
@@ -661,9 +664,23 @@ class ConditionalRules:
                         bound = (*(c for c in bound if not any(_beside(c, d) for d in days)), *days)
                     amount = (quantity.value, quantity.unit)
                     out.append(_Statement(amount, bound, surface, quantity.text, topic, writing))
-                if _FOOTNOTE.match(low, start, end) is None:  # a footnote speaks of what it marks
+                back = self._back(text, begin, stop, conditions) if last and not here else ()
+                for index in last if back else ():  # "Ưu đãi trên chỉ áp dụng cho ...": the one before
+                    out[index] = replace(out[index], conditions=(*out[index].conditions, *back))
+                if _FOOTNOTE.match(low, start, end) is None and not back:  # a footnote speaks of its marks
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
+            last = range(first, len(out)) if len(out) > first else last
         return tuple(out)
+
+    def _back(
+        self, low: str, start: int, end: int, conditions: Sequence[_Condition]
+    ) -> tuple[_Condition, ...]:
+        """The scope a clause without a value sets on the clause before it, when it points back at it
+        ("Ưu đãi trên chỉ áp dụng cho hội viên Vàng.", "This offer is exclusive to new customers.",
+        "以上优惠仅限VIP会员", "این تخفیف فقط برای اعضای ویژه است")."""
+        if self.vocabulary.back_markers.search(low, start, end) is None:
+            return ()
+        return tuple(c for c in conditions if c.kind == "scope")
 
     def _footnotes(
         self, low: str, surface: str, found: Sequence[tuple[int, int, Quantity]]

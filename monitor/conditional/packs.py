@@ -48,6 +48,7 @@ class ConditionalPack(BaseModel):
     general: list[Form] = []
     stopwords: list[Form] = []
     carry_markers: list[Form] = []
+    back_markers: list[Form] = []
     negations: list[Form] = []
     denials: list[Form] = []
     thresholds: list[Form] = []
