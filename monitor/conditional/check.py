@@ -638,7 +638,7 @@ class ConditionalRules:
             first = len(out)
             if _LABEL.match(low, start, end):
                 carried = ()  # "SP-2.": a new section; the scope of the last one ends there
-            marks = {m.group(1) for m in _MARK.finditer(low, start, end)}
+            marks = _marks(low, start, end)
             noted = tuple(c for mark in marks for c in notes.get(mark, ()))
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
             topic = self._topic(self._unclocked(low, start, end).translate(_ACCENTS))
@@ -691,8 +691,8 @@ class ConditionalRules:
         out: dict[str, tuple[_Condition, ...]] = {}
         for start, end in _clauses(low):
             match = _FOOTNOTE.match(low, start, end)
-            if match is None or match.group(1) in out:
-                continue
+            if match is None or match.group(1) in out or match.group(1) in low[match.end() : end]:
+                continue  # "**Lưu ý:**" is Markdown emphasis, no footnote
             values = [(s, e) for s, e, _ in found if start <= s < end]
             conditions = self._conditions(low, surface, match.end(), end, values)
             named = tuple(c for c in conditions if c.kind not in ("threshold", "days") and not c.soft)
@@ -1118,6 +1118,13 @@ def _whole_words(form: str, endings: tuple[str, ...] = ("s", "es")) -> re.Patter
     if any("\u3400" <= char <= "\u9fff" for char in form):
         return None
     return re.compile(rf"(?<!\w){_spaced(form)}{_ending_pattern(endings)}(?!\w)")
+
+
+def _marks(low: str, start: int, end: int) -> set[str]:
+    """The footnote marks a clause carries ("0%*", "năm đầu*"); paired stars are Markdown emphasis
+    ("**Gói Vàng**: 50GB")."""
+    found = [m.group(1) for m in _MARK.finditer(low, start, end)]
+    return {mark for mark in found if low.count(mark, start, end) == 1}
 
 
 def _all_carried(conditions: Sequence[_Condition], carried: Callable[[_Condition], bool]) -> bool:
