@@ -157,6 +157,9 @@ class _Vocabulary:
         self.goods = tuple(
             tuple(" ".join(fold(form).split()) for form in group) for pack in packs for group in pack.goods
         )
+        self.topics = tuple(
+            tuple(" ".join(fold(form).split()) for form in group) for pack in packs for group in pack.topics
+        )
         self.kinds = {
             unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units
         }
@@ -585,10 +588,18 @@ class ConditionalRules:
         return blank(text, self.vocabulary.clock.ranges(text))
 
     def _topic(self, folded: str) -> frozenset[str]:
-        """What a folded clause is about: its content words, without numbers and function words."""
-        stop = self.vocabulary.folded_stopwords
-        words = tokens(folded, self.vocabulary.endings)
-        return frozenset(key for key in words if not key.isdigit() and key not in stop)
+        """What a folded clause is about: its content words, without numbers and function words, and the
+        packs' topics it names."""
+        v = self.vocabulary
+        words = {
+            key for key in tokens(folded, v.endings) if not key.isdigit() and key not in v.folded_stopwords
+        }
+        # a thing named in several languages ("hotline", "热线", "đường dây nóng"): an answer in another
+        # language than the policy shares it with the policy's sentence
+        words.update(
+            f"topic:{i}" for i, group in enumerate(v.topics) if any(_has(folded, f, v.endings) for f in group)
+        )
+        return frozenset(words)
 
     def _quantities(self, text: str) -> list[Quantity]:
         """Numeric quantities of ``text`` and counted things ("20 lần", "4 times", "5次"), once each."""

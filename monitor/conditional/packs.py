@@ -63,6 +63,7 @@ class ConditionalPack(BaseModel):
     answer_markers: list[Form] = []
     equivalents: list[list[Form]] = []
     goods: list[list[Form]] = []
+    topics: list[list[Form]] = []
     comparable: list[list[Form]] = []
     hour_words: list[Form] = []
     all_day: list[Form] = []
