@@ -848,9 +848,12 @@ class ConditionalRules:
                 out.append(tier)
         # "Online: $9", "Chuyển tiền qua ứng dụng: miễn phí", "کلاس‌های آنلاین: ۲ میلیون": words that
         # name a case only as a row's label (in running text a channel is mostly how: "apply online")
+        nouns = [(m.start(), m.end()) for m in v.groups.finditer(low, start, end)]
         for match in v.label_tiers.finditer(low, start, end):
             if _RULED.search(low, start, match.start()) or not _labels(low, match.end(), end):
                 continue
+            if _overlaps(match, nouns):
+                continue  # "hộ gia đình" (household) is a group noun, not the label word "gia đình"
             key = " ".join(match.group().translate(_ACCENTS).split())
             tier = _Condition("group", match.start(), match.end(), frozenset({key}), phrase=key)
             if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
