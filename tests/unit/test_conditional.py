@@ -32,9 +32,15 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from measure_conditional import load_cases, measure  # noqa: E402 - the script is the one measurement
 
 # Measured on the test split (docs/conditional.md): first run, rules of train and dev only, recall 0.66
-# and false-flag rate 0.068; second and last run, after train_more.yaml, recall 0.75 and 0.091. The
-# floors sit a little under the last run, so a regression fails and noise does not.
-TEST_FLOORS = {"recall": 0.72, "false_flag_rate": 0.12}
+# and false-flag rate 0.068; second run, after train_more.yaml, 0.75 and 0.091; third run (commit
+# 899c6ee, after train3.yaml), 0.79 and 0.091. test3.yaml, written before that round's changes, scored
+# once at the same commit: 0.68 and 0.061; train3.yaml (developed on): 0.86 and 0.0. The floors sit a
+# little under the measured figures, so a regression fails and noise does not.
+TEST_FLOORS = {"recall": 0.76, "false_flag_rate": 0.11}
+HELD_OUT_FLOORS = {
+    "test3": {"recall": 0.65, "false_flag_rate": 0.09},
+    "train3": {"recall": 0.83, "false_flag_rate": 0.04},
+}
 
 PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
 GENERAL = "Trong vòng 7 ngày kể từ ngày nhận hàng, khách có thể đổi hoặc trả sản phẩm."
@@ -62,6 +68,14 @@ def test_figures_on_the_test_split(rules: ConditionalRules) -> None:
     figures, _ = measure(rules, load_cases("test"))
     assert figures["recall"] >= TEST_FLOORS["recall"]
     assert figures["false_flag_rate"] <= TEST_FLOORS["false_flag_rate"]
+
+
+@pytest.mark.parametrize("split", sorted(HELD_OUT_FLOORS))
+def test_figures_on_the_third_round_splits(rules: ConditionalRules, split: str) -> None:
+    """On test3 (held out) and train3 (developed on), recall and the false-flag rate stay as measured."""
+    figures, _ = measure(rules, load_cases(split))
+    assert figures["recall"] >= HELD_OUT_FLOORS[split]["recall"]
+    assert figures["false_flag_rate"] <= HELD_OUT_FLOORS[split]["false_flag_rate"]
 
 
 def test_the_seed_incident_is_critical_with_its_general_value(rules: ConditionalRules) -> None:
