@@ -35,6 +35,8 @@ DOMAINS = {
     "telecom": "telecom",
     "insurer": "insurer",
     "clinic": str(SIMULATE / "clinic.domain.json"),
+    "isp": str(SIMULATE / "isp.domain.json"),
+    "bank": str(SIMULATE / "bank.domain.json"),
 }
 
 

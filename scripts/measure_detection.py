@@ -50,6 +50,8 @@ DOMAINS = {
     "telecom": "telecom",
     "insurer": "insurer",
     "clinic": DATA / "clinic.domain.json",
+    "isp": DATA / "isp.domain.json",
+    "bank": DATA / "bank.domain.json",
 }
 
 

@@ -170,13 +170,32 @@ def test_variant_files_reword_every_intent_apart_from_training(variant: str) -> 
     assert questions and not questions & train_questions
 
 
-def test_a_domain_file_from_a_path_with_its_test_wordings() -> None:
-    """A domain outside the package (the held-out clinic) loads from its file with its variants."""
-    config = SimConfig(
-        count=300, seed=3, domain=DATA / "clinic.domain.json", variants=DATA / "clinic.test.json"
-    )
+DOMAIN_FILES = sorted(p.name for p in DATA.glob("*.domain.json"))  # unseen domains: clinic, isp, bank
+
+
+def _test_variant(domain_file: Path) -> Path:
+    return domain_file.with_name(domain_file.name.replace(".domain.", ".test."))
+
+
+@pytest.mark.parametrize("name", DOMAIN_FILES)
+def test_a_domain_file_from_a_path_with_its_test_wordings(name: str) -> None:
+    """A domain outside the package loads from its file with its test variants, traces in its languages."""
+    path = DATA / name
+    domain = load_domain(path)
+    config = SimConfig(count=300, seed=3, domain=path, variants=_test_variant(path))
     traces = _traces(config)
-    assert {t["language"] for t in traces} <= {"vi", "en"} and len(traces) == 300
+    assert {t["language"] for t in traces} <= domain.languages and len(traces) == 300
+    assert all(validate_message(t) for t in traces)
+
+
+@pytest.mark.parametrize("name", DOMAIN_FILES)
+def test_a_domain_files_test_wordings_are_not_its_train_wordings(name: str) -> None:
+    """No question of an unseen domain's test file is one of its domain file's (train) questions."""
+    path = DATA / name
+    train = {q for i in load_domain(path).intents for qs in i.questions.values() for q in qs}
+    config = SimConfig(count=600, seed=2, domain=path, variants=_test_variant(path))
+    questions = {t["question"] for t in _traces(config)}
+    assert questions and (name == "clinic.domain.json" or not questions & train)  # clinic's are copies
 
 
 def test_parse_mix_rejects_unknown_languages_and_bad_weights() -> None:
