@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from monitor.conditional.hours import CLOCK, EVERY_DAY, ClockReader, blank
+from monitor.conditional.hours import CLOCK, EVERY_DAY, ClockReader, DaySpan, blank
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.numeric import NumericRules, Quantity
@@ -43,6 +43,7 @@ DEFAULT_CARRIED_SHARE = 0.5  # share of a condition's content words the question
 _CLAUSE_END = re.compile(r"[.!?؟](?=\s|$)|[。！？；;؛\n]")
 _PAREN = re.compile(r"[(（]([^()（）]*)[)）]")
 _COMMA = re.compile(r"[,，、،](?!\d)|\s[-–—]\s")
+_LIST_COMMA = re.compile(r"\s*[,，、،]\s*")
 _HAN = "\u3400-\u9fff"
 _LEADING = " \t-–—:：·•*#"  # what may stand before a leading marker in its part
 _TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
@@ -94,6 +95,9 @@ class _Condition:
     # (list, branch): one of several cases joined by "and"/"or" ("Trẻ em dưới 1m2 và người trên 70
     # tuổi", "Students and seniors"); the conditions of one branch of a list carry it
     branch: tuple[int, int] | None = None
+    # another name written in brackets beside the qualifier ("Platinum card (白金卡) holders",
+    # "مشترکین قراردادی (دائمی)"): any one of these keys carries the condition too
+    aliases: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +133,7 @@ class _Vocabulary:
         self.links = _words(packs, lambda p: p.links)
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
+        self.verbs = _words(packs, lambda p: p.verbs)
         self.folded_stopwords = frozenset(w.translate(_ACCENTS) for w in self.stopwords | self.links)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
@@ -384,10 +389,11 @@ class ConditionalRules:
         universal: set[Quantity] = set()  # stated of all: "mọi đơn hàng", "all policies", "所有保单"
         days: dict[Quantity, frozenset[int] | None] = {}  # the days a clock range is given for
         plain = self._unclocked(low, 0, len(low)).translate(_ACCENTS)  # what the answer's clauses are about
+        clocks = [(start, start + len(quantity.text)) for start, quantity in placed if quantity.unit == CLOCK]
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             if quantity.unit == CLOCK:
-                days[quantity] = self._days_asked(low, a, b, start, question)
+                days[quantity] = self._days_asked(low, a, b, start, question, clocks)
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(plain[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
@@ -487,6 +493,8 @@ class ConditionalRules:
             return True
         if condition.terms & asked.amounts:  # "Claims up to 5,000 yuan: ..." states the condition
             return True
+        if any(asked.holds(key) for key in condition.aliases):
+            return True
         if condition.kind == "threshold" and {u for _, u in condition.terms} & asked.question_units:
             return True  # "Bố tôi 70 tuổi" for "từ 60 tuổi": the customer says where they stand
         return self._equivalent(condition, asked, self.vocabulary.equivalents)
@@ -509,7 +517,10 @@ class ConditionalRules:
         found = sum(1 for key in condition.keys if asked.holds(key))
         if found and found >= self.carried_share * len(condition.keys):
             return True
-        if self._equivalent(condition, asked, (*self.vocabulary.equivalents, *self.vocabulary.goods)):
+        # a universal claim names the class only by its goods: a tier's name in the class's phrase
+        # ("金卡会员购买的服装类") says nothing of which goods
+        named = self.vocabulary.goods if universal else (*self.vocabulary.equivalents, *self.vocabulary.goods)
+        if self._equivalent(condition, asked, named):
             return True
         endings = self.vocabulary.endings
         others = [g for g in self.vocabulary.goods if not any(_has(condition.phrase, f, endings) for f in g)]
@@ -545,12 +556,35 @@ class ConditionalRules:
         return v.thresholds_after.match(low, end + rest) is not None
 
     def _days_asked(
-        self, low: str, start: int, end: int, position: int, question: str
+        self,
+        low: str,
+        start: int,
+        end: int,
+        position: int,
+        question: str,
+        clocks: Sequence[tuple[int, int]] = (),
     ) -> frozenset[int] | None:
         """The days an answer gives a clock range for: those its comma part names, else its sentence,
-        else the question ("chủ nhật có mở cửa không"); None when none names a day."""
+        else the question ("chủ nhật có mở cửa không"); None when none names a day. Where the part
+        gives several ranges their days ("Monday to Friday from 9:00 to 17:00 and Saturday from 9:00
+        to 13:00"), as many day sets as ranges pair with them in order; else a range's are the
+        nearest with no other range between, as in a policy."""
         clock = self.vocabulary.clock
         part = _part(low, start, end, position)
+        here = next(((a, b) for a, b in clocks if a == position), (position, position))
+        others = [a for a, _ in clocks if a != position and part[0] <= a < part[1]]
+        spans = clock.days(low, *part) if others else []
+        if len(spans) == len(others) + 1:
+            return spans[sum(1 for c in others if c < position)].days
+
+        def gap(days: DaySpan) -> int:
+            return days.start - here[1] if days.start >= here[1] else here[0] - days.end
+
+        def clear(days: DaySpan) -> bool:
+            return not any(min(days.start, position) < c < max(days.end, position) for c in others)
+
+        if nearest := [d for d in spans if clear(d)]:
+            return min(nearest, key=gap).days
         return clock.named(low, *part) or clock.named(low, start, end) or clock.named(lower(question))
 
     def _denied(self, folded: str) -> frozenset[str]:
@@ -824,8 +858,12 @@ class ConditionalRules:
                     words = self._before(low, part_start, match.start())
                     keys, begin = self._keys(words), part_start
                 if keys:
+                    stop, listed = self._listed(low, stop, end)
                     phrase = low[begin:stop].translate(_ACCENTS)
-                    out.append(_Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase))
+                    aliases = frozenset(listed | keys) if listed else frozenset()
+                    out.append(
+                        _Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase, aliases=aliases)
+                    )
         out += self._thens(low, start, end)
         out += self._thresholds(low, start, end, values)
         out += [
@@ -870,6 +908,35 @@ class ConditionalRules:
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _listed(self, low: str, stop: int, end: int) -> tuple[int, set[str]]:
+        """The other names of a list a condition's name opens ("فقط در تهران، مشهد و اصفهان", "only in
+        Hanoi, Hue and Da Nang"): short items after commas, the last after a union word; any one of
+        them carries the condition. Returns where the list ends and the items' keys."""
+        items: list[str] = []
+        position = stop
+        while (comma := _LIST_COMMA.match(low, position, end)) is not None:
+            after = next((m.start() for m in _LIST_COMMA.finditer(low, comma.end(), end)), end)
+            words = list(_TOKEN.finditer(low, comma.end(), after))
+            union = next(
+                (i for i, w in enumerate(words) if self.vocabulary.unions.fullmatch(w.group())), None
+            )
+            head = words[:union] if union is not None else words
+            if not 1 <= len(head) <= 2 or _digit_between(low, comma.end(), head[-1].end()):
+                break
+            items += [w.group() for w in head]
+            if union is None:
+                position = head[-1].end()
+                continue
+            last = words[union + 1] if union + 1 < len(words) else None
+            if (
+                last is None
+                or not self.vocabulary.content(last.group())
+                or _digit_between(low, position, last.end())
+            ):
+                break
+            return last.end(), self._keys([*items, last.group()])
+        return stop, set()
 
     def _branches(self, low: str, start: int, end: int, conditions: list[_Condition]) -> list[_Condition]:
         """Cases of one comma part joined by a union word ("Trẻ em dưới 1m2 và người trên 70 tuổi",
@@ -1030,6 +1097,7 @@ class ConditionalRules:
         v = self.vocabulary
         part_start, part_end = _part(low, start, end, match.start())
         noun = " ".join(match.group().split())
+        written, low = low, self._unbracketed(low, max(part_start, match.start() - 24), part_end)
         if noun in v.before:
             words, first = self._before(low, part_start, match.start()), part_start
             after = self._linked(low, match.end(), part_end)
@@ -1043,6 +1111,8 @@ class ConditionalRules:
         named = [w for w in words if w.translate(_ACCENTS) not in v.folded_stopwords] or words
         nearest = named[-1:] if noun in v.before and not after else named[:1]
         tiered = any(_has(" ".join(words), t, v.endings) for t in v.tier_words)
+        if not tiered and noun not in v.before and self._general_before(low, part_start, match.start()):
+            return None  # "همه مشترکین", "tất cả khách hàng": all of the group, the general case
         if (
             not tiered
             and noun not in v.before
@@ -1055,8 +1125,32 @@ class ConditionalRules:
         end = min(part_end, match.end() + 32)
         if not keys:
             return None
-        phrase = low[head:end].translate(_ACCENTS)
-        return _Condition("group", head, end, frozenset(keys), soft=not tiered, phrase=phrase)
+        phrase = written[head:end].translate(_ACCENTS)
+        aliases = frozenset(
+            key
+            for bracket in _PAREN.finditer(written, head, end)
+            if low[bracket.start() : bracket.end()].isspace()
+            for key in self._keys(_TOKEN.findall(bracket.group(1)))
+        )
+        return _Condition(
+            "group", head, end, frozenset(keys), soft=not tiered, phrase=phrase, aliases=aliases
+        )
+
+    def _unbracketed(self, low: str, start: int, end: int) -> str:
+        """``low`` without the bracketed names in ``low[start:end]`` ("Platinum card (白金卡) holders",
+        "مشترکین قراردادی (دائمی)"): another name of the qualifier, not more of its words. Brackets
+        holding a number ("(2.9% per month)") or a clause stay."""
+        spans = [
+            (bracket.start(), bracket.end())
+            for bracket in _PAREN.finditer(low, start, end)
+            if not _NUMBER.search(bracket.group(1)) and 0 < len(_TOKEN.findall(bracket.group(1))) <= 3
+        ]
+        return _blank(low, spans) if spans else low
+
+    def _general_before(self, low: str, start: int, position: int) -> bool:
+        """Whether the word just before ``position`` (in its part) marks the general case ("همه")."""
+        before = list(_TOKEN.finditer(low, start, position))
+        return bool(before) and before[-1].group() in self.vocabulary.general_words
 
     def _named(self, low: str, surface: str, start: int, end: int) -> bool:
         """Whether the word after a group noun names a group: linked ("có BHYT", "mua gói"), or a name
@@ -1067,7 +1161,13 @@ class ConditionalRules:
         if match.group() in self.vocabulary.links:
             return True
         char = surface[match.start()]
-        return char.isupper() or char.lower() == char.upper()  # no case (Persian): nothing to tell
+        if char.isupper():
+            return True
+        if char.lower() != char.upper():
+            return False
+        # no case (Persian): a word a verb follows is the predicate ("حساب مشترک واریز می‌شود")
+        after = _TOKEN.search(low, match.end(), end)
+        return after is None or after.group() not in self.vocabulary.verbs
 
     def _before(self, low: str, start: int, end: int) -> list[str]:
         """Up to two content words just before a group noun (English, Chinese: "Premium subscribers")."""

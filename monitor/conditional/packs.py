@@ -47,6 +47,7 @@ class ConditionalPack(BaseModel):
     links: list[Form] = []
     general: list[Form] = []
     stopwords: list[Form] = []
+    verbs: list[Form] = []
     carry_markers: list[Form] = []
     back_markers: list[Form] = []
     negations: list[Form] = []
