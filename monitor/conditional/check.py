@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -61,6 +62,7 @@ _Amount = tuple[Decimal, str]
 _COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
 _LABEL = re.compile(r"\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s*$")  # a section label clause: "DT-3.", "SP-2."
 _CLAUSE_KINDS = frozenset({"if", "then", "except", "threshold"})
+_CASE_KINDS = frozenset({"if", "scope"})  # a clause's case: "در تهران", "only in Hanoi, Hue and Da Nang"
 _FOOTNOTE = re.compile(r"\s*(\*+|※|\(\*+\))")  # a clause opening a footnote: "*Áp dụng cho ..."
 _MARK = re.compile(r"(?<=[^\s*(])(\*+|※|\(\*+\))")  # a footnote mark after a word or value: "0%*"
 FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
@@ -385,6 +387,7 @@ class ConditionalRules:
         low = lower(answer)
         topics: dict[Quantity, frozenset[str]] = {}
         hedged: dict[Quantity, str] = {}  # the writing of the answer sentence that states a condition
+        writing: dict[Quantity, str] = {}  # the writing of the answer sentence that states the value
         everyone: set[Quantity] = set()  # stated for everyone: "ai cũng", "all customers", "不限会员"
         universal: set[Quantity] = set()  # stated of all: "mọi đơn hàng", "all policies", "所有保单"
         days: dict[Quantity, frozenset[int] | None] = {}  # the days a clock range is given for
@@ -397,6 +400,7 @@ class ConditionalRules:
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(plain[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
+            writing[quantity] = script(low[a:b])
             if self._said_of_all(self.vocabulary.everyone, low, a, b):
                 everyone.add(quantity)
             elif self._said_of_all(self.vocabulary.universal, low, a, b):
@@ -408,7 +412,9 @@ class ConditionalRules:
                 here = asked.answer_only()
             if quantity in days:
                 here = here.on_days(days[quantity])
-            finding = self._finding(quantity, statements, here, topics[quantity], hedged.get(quantity, ""))
+            finding = self._finding(
+                quantity, statements, here, topics[quantity], hedged.get(quantity, ""), writing[quantity]
+            )
             if finding is not None:
                 findings.append(finding)
             elif self._qualified(
@@ -436,6 +442,7 @@ class ConditionalRules:
         asked: _Asked,
         topic: frozenset[str] = frozenset(),
         hedged: str = "",
+        writing: str = "",
     ) -> ConditionalFinding | None:
         amount = (quantity.value, quantity.unit)
         support = [s for s in statements if s.amount == amount]
@@ -448,11 +455,22 @@ class ConditionalRules:
         def carried(condition: _Condition, statement: _Statement) -> bool:
             if hedged and hedged != statement.script and condition.kind in _CLAUSE_KINDS:
                 return True
+            if writing and writing != statement.script and condition.kind in _CASE_KINDS and contrasted:
+                return True
             return self._carried(condition, asked)
 
         def holds(statement: _Statement) -> bool:
             return _all_carried(statement.conditions, lambda c: carried(c, statement))
 
+        # An answer in another writing that gives the general value too ("3 business days in Tehran and
+        # up to 7 business days in other cities" for "در تهران ... در سایر شهرها"): it sets the cases
+        # apart, though it cannot quote the policy's words for the case.
+        kind = self.vocabulary.kind(quantity.unit)
+        contrasted = any(
+            not s.conditions and s.amount != amount and s.amount in asked.answer.amounts
+            for s in statements
+            if self.vocabulary.kind(s.amount[1]) == kind
+        )
         held = [s for s in support if holds(s)]
         bound = [s for s in support if s not in held]
         if not bound:
@@ -679,8 +697,11 @@ class ConditionalRules:
         threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
         notes = self._footnotes(low, surface, found)
         last = range(0)  # the statements of the last clause that stated values
-        for start, end in _clauses(low):
+        clauses = list(_clauses(low))
+        for index, (start, end) in enumerate(clauses):
             first = len(out)
+            following = clauses[index + 1] if index + 1 < len(clauses) else (end, end)
+            contrast = self._contrasted(low, start, end, *following)
             if _LABEL.match(low, start, end):
                 carried = ()  # "SP-2.": a new section; the scope of the last one ends there
             marks = _marks(low, start, end)
@@ -690,6 +711,7 @@ class ConditionalRules:
             for text, begin, stop in parts:
                 here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
                 conditions = self._conditions(text, surface, begin, stop, [(s, e) for s, e, _ in here])
+                conditions += [c for c in contrast if begin <= c.start < stop and not _inside(c, conditions)]
                 conditions = [self._with_terms(text, c, here) for c in conditions]
                 conditions = [replace(c, terms=threshold) if c.anaphoric else c for c in conditions]
                 threshold = next(
@@ -716,6 +738,31 @@ class ConditionalRules:
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
             last = range(first, len(out)) if len(out) > first else last
         return tuple(out)
+
+    def _contrasted(self, low: str, start: int, end: int, next_start: int, next_end: int) -> list[_Condition]:
+        """The case a clause names when the next one speaks of the others through the same
+        preposition ("... در تهران ظرف ۳ روز کاری ... . در سایر شهرها ...", "In Hanoi delivery takes 2
+        days. In other cities, 5 days."): the word after that preposition here is a condition."""
+        v = self.vocabulary
+        out: list[_Condition] = []
+        for general in v.general.finditer(low, next_start, next_end):
+            before = list(_TOKEN.finditer(low, next_start, general.start()))
+            if not before or before[-1].group() not in v.stopwords or before[-1].end() + 2 < general.start():
+                continue
+            preposition = before[-1].group()
+            tokens = list(_TOKEN.finditer(low, start, end))
+            for here, name in itertools.pairwise(tokens):
+                word = name.group()
+                if here.group() != preposition or low[here.end() : name.start()].strip():
+                    continue
+                if not v.content(word) or word in v.general_words:
+                    continue
+                phrase = low[here.start() : name.end()].translate(_ACCENTS)
+                out.append(
+                    _Condition("if", here.start(), name.end(), frozenset(self._keys([word])), phrase=phrase)
+                )
+                return out
+        return out
 
     def _back(
         self, low: str, start: int, end: int, conditions: Sequence[_Condition]
