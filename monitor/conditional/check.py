@@ -304,6 +304,7 @@ class _Asked:
         self.question = self  # what the question alone says
         self.denied: frozenset[str] = frozenset()  # what the question denies ("no-contract", "ko có bhyt")
         self.days: frozenset[int] | None = None  # the days asked or answered about (a clock range's)
+        self.stated: frozenset[_Amount] = frozenset()  # every value the answer writes, thresholds too
 
     def on_days(self, days: frozenset[int] | None) -> _Asked:
         """The same, about ``days`` ("chủ nhật", "every day"; None: no day named)."""
@@ -383,6 +384,7 @@ class ConditionalRules:
         asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said], (), endings)
         asked.question = _Asked(fold(question), [(q.value, q.unit) for q in asked_about], (), endings)
         asked.denied = asked.question.denied = self._denied(fold(question))
+        asked.stated = frozenset((q.value, q.unit) for q in self._quantities(answer))
         folded = fold(answer)
         low = lower(answer)
         topics: dict[Quantity, frozenset[str]] = {}
@@ -467,7 +469,7 @@ class ConditionalRules:
         # apart, though it cannot quote the policy's words for the case.
         kind = self.vocabulary.kind(quantity.unit)
         contrasted = any(
-            not s.conditions and s.amount != amount and s.amount in asked.answer.amounts
+            not s.conditions and s.amount != amount and s.amount in asked.stated
             for s in statements
             if self.vocabulary.kind(s.amount[1]) == kind
         )
