@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -21,6 +21,7 @@ DEFAULT_CONTEXT_CACHE = 4096  # distinct chunk texts remembered: the same policy
 _Amount = tuple[Decimal, str]  # (value, canonical unit): what equality of quantities means
 _Hit = tuple[int, int, Decimal, str]  # (start, end, value, unit) in the scanned text
 _Read = tuple[_Amount | None, int]  # what a scanner match means, and how many of its characters it takes
+_Rated = tuple[_Amount, str | None]  # an amount and the rate period written beside it, if any
 _AMOUNT_MEMO = 65536  # matched texts whose amount is remembered (a match's amount depends on its text only)
 
 
@@ -46,6 +47,7 @@ class NumericRules:
         self._context_amounts = functools.lru_cache(maxsize=context_cache)(self._fast_amounts)
         self._context_all_amounts = functools.lru_cache(maxsize=context_cache)(self._all_amounts)
         self._context_periods = functools.lru_cache(maxsize=context_cache)(self._rated_amounts)
+        self._context_all_periods = functools.lru_cache(maxsize=context_cache)(self._all_rated_amounts)
         self._amounts: dict[str, _Read] = {}  # matched text -> amount; the same "7 ngày" recurs
 
     @classmethod
@@ -106,11 +108,14 @@ class NumericRules:
     def _off_period(
         self, rated: Sequence[tuple[Quantity, str]], contexts: Sequence[str], unsupported: Sequence[Quantity]
     ) -> Iterator[Quantity]:
-        """The answer's rated quantities whose amount every chunk writes with another period only."""
-        written: dict[_Amount, set[str | None]] = {}
-        for context in contexts:
-            for amount, period in self._context_periods(context):
-                written.setdefault(amount, set()).add(period)
+        """The answer's rated quantities whose amount every chunk writes with another period only.
+
+        Chunks are read with the fast scanner first; in full (spelled numbers, "HK$") only when one of
+        the rated amounts is not found that way.
+        """
+        written = _written_periods(contexts, self._context_periods)
+        if any((quantity.value, quantity.unit) not in written for quantity, _ in rated):
+            written = _written_periods(contexts, self._context_all_periods)
         for quantity, period in rated:
             periods = written.get((quantity.value, quantity.unit))
             if periods and None not in periods and period not in periods and quantity not in unsupported:
@@ -160,13 +165,20 @@ class NumericRules:
             (value, unit) for _, _, value, unit in self._hits(fold(nfc(context)), self._lexicon.scanner)
         )
 
-    def _rated_amounts(self, context: str) -> frozenset[tuple[_Amount, str | None]]:
+    def _rated_amounts(self, context: str) -> frozenset[_Rated]:
         """The amounts of one chunk written with digits or currency signs, each with the period written
-        beside it, if any (read for rated answers; a spelled amount has no period, so never refutes one)."""
+        beside it, if any (read for rated answers)."""
+        return self._rated(context, self._lexicon.fast_scanner)
+
+    def _all_rated_amounts(self, context: str) -> frozenset[_Rated]:
+        """Every amount of one chunk, each with its period (when the fast pass fell short)."""
+        return self._rated(context, self._lexicon.scanner)
+
+    def _rated(self, context: str, scanner: re.Pattern[str]) -> frozenset[_Rated]:
         text = fold(nfc(context))
         return frozenset(
             ((value, unit), self._periods.of(text, start, end))
-            for start, end, value, unit in self._hits(text, self._lexicon.fast_scanner)
+            for start, end, value, unit in self._hits(text, scanner)
         )
 
     def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
@@ -229,6 +241,17 @@ class NumericRules:
         if words is not None:
             return prefix_unit, words[0], None, prefix.end() + words[1]
         return prefix_unit, parse_number(number), None, len(head)
+
+
+def _written_periods(
+    contexts: Sequence[str], rated: Callable[[str], frozenset[_Rated]]
+) -> dict[_Amount, set[str | None]]:
+    """Amount -> the periods the chunks write it with (None: written without one)."""
+    written: dict[_Amount, set[str | None]] = {}
+    for context in contexts:
+        for amount, period in rated(context):
+            written.setdefault(amount, set()).add(period)
+    return written
 
 
 def _unique(quantities: Iterable[Quantity]) -> tuple[Quantity, ...]:
