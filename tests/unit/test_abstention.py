@@ -27,6 +27,9 @@ def detector() -> AbstentionDetector:
         "我们的政策里没有提到这项服务。",
         "资料中查不到相关规定，请联系客服。",
         "در اسناد ما به این موضوع اشاره نشده است.",
+        "The documents that I have don't cover mortgages, sorry.",
+        "I have no information on mortgages.",
+        "متأسفم، اطلاعاتی درباره وام مسکن ندارم.",
     ],
 )
 def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str) -> None:
@@ -41,6 +44,8 @@ def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str
         "Our policy doesn't cover water damage.",
         "The plan does not include roaming; the policy gives 2 GB abroad.",
         "退货政策是七天内可以退。",
+        "این طرح هزینه نصب ندارد و اطلاعات تماس شما محفوظ است.",
+        "The documents you need for a mortgage are your ID and payslips.",
     ],
 )
 def test_a_fact_or_a_denial_without_a_source_does_not(detector: AbstentionDetector, answer: str) -> None:
