@@ -103,6 +103,38 @@ class LocalE5Embedder:
             self._cache.clear()
 
 
+class VectorCache:
+    """A bounded LRU of embeddings by kind and text, in front of any embedder: for texts that recur
+    across calls (popular chunks' sentences), whichever backend embeds them. Thread-safe."""
+
+    def __init__(self, size: int = DEFAULT_CACHE_SIZE) -> None:
+        if size < 1:
+            raise ConfigError(f"a vector cache holds at least one row, not {size}")
+        self._rows: OrderedDict[tuple[Kind, str], Vectors] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def embed(self, embedder: Embedder, texts: Sequence[str], kind: Kind) -> Vectors:
+        """The rows of ``texts``, embedding only those not held (in one call) and keeping them."""
+        if not texts:
+            return np.zeros((0, E5_DIM), np.float32)
+        with self._lock:
+            held = {t: self._rows[(kind, t)] for t in texts if (kind, t) in self._rows}
+        missing = [t for t in dict.fromkeys(texts) if t not in held]
+        if missing:
+            held.update(zip(missing, embedder.embed(missing, kind), strict=True))
+        with self._lock:
+            for text in dict.fromkeys(texts):
+                self._rows[(kind, text)] = held[text]
+                self._rows.move_to_end((kind, text))
+            while len(self._rows) > self._size:
+                self._rows.popitem(last=False)
+        return np.stack([held[t] for t in texts])
+
+
 InputMode = Literal["prefix", "input_type", "raw"]
 
 

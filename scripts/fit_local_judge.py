@@ -9,9 +9,15 @@ judge standardizes with its language's mean and deviation over the train files (
 weights). Then, on the **dev** splits only: the L2 strength, and the intercept shift that maximizes the
 mean balanced accuracy of the low_faithfulness flag (faithfulness = mean claim support < 0.80).
 
-    .venv/bin/python scripts/fit_local_judge.py              # fit, report train and dev AUROC (~20 s)
+    .venv/bin/python scripts/fit_local_judge.py              # fit, report train and dev AUROC (~20 min)
     .venv/bin/python scripts/fit_local_judge.py --write      # ... and write rules/local_judge.yaml
     .venv/bin/python scripts/fit_local_judge.py --test       # score the committed weights on test, once
+
+Two models are fitted: the lexical one (``model:``, every feature but ``answer_similarity``) and the
+similarity one (``similarity_model:``, with it) that scores the claims where it is measured (one-claim
+answers, ``similarity:`` in the rules); its L2 strength and shift are chosen on dev with the lexical
+model's fixed. Measuring e5 for those answers of the train and dev files takes most of the ~20 min
+(one passage and one sentence embedding each, ~40 ms apiece on one thread).
 
 Test splits are never read unless ``--test`` is given, and ``--test`` fits nothing.
 """
@@ -33,7 +39,7 @@ import yaml
 from monitor.embeddings import LocalE5Embedder
 from monitor.judge import evaluate
 from monitor.judge.local import LocalJudge
-from monitor.judge.support import CLIP, FEATURES
+from monitor.judge.support import CLIP, FEATURES, SupportModel
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "judge_eval"
@@ -92,9 +98,19 @@ def load(judge: LocalJudge, name: str) -> Data:
 
 
 def stats(x: Floats, w: Floats) -> tuple[Floats, Floats]:
-    mean = np.average(x, axis=0, weights=w)
-    std = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w))
+    """Weighted mean and deviation per feature over the claims where it was measured (not NaN)."""
+    seen = ~np.isnan(x)
+    weights = w[:, None] * seen
+    values = np.where(seen, x, 0.0)
+    total = np.maximum(weights.sum(axis=0), 1e-12)
+    mean = (weights * values).sum(axis=0) / total
+    std = np.sqrt((weights * (values - mean) ** 2).sum(axis=0) / total)
     return mean, np.maximum(std, 0.05)  # a near-constant feature must not explode on a new data set
+
+
+def standardized(x: Floats, mean: Floats, std: Floats) -> Floats:
+    """Clipped standard scores; a feature not measured (NaN) stands at its mean, as in the judge."""
+    return np.nan_to_num(np.clip((x - mean) / std, -CLIP, CLIP), nan=0.0)
 
 
 def claim_weights(d: Data) -> Floats:
@@ -135,9 +151,27 @@ class Model:
 
     def probability(self, d: Data, shift: float = 0.0) -> Floats:
         mean, std = self.scale.get(d.language, self.scale["default"])
-        logit = np.clip((d.x - mean) / std, -CLIP, CLIP) @ self.weights + self.intercept + shift
+        logit = standardized(d.x, mean, std) @ self.weights + self.intercept + shift
         out: Floats = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         return out
+
+
+SIMILARITY = FEATURES.index("answer_similarity")
+
+
+@dataclass
+class Rescored:
+    """What the judge computes: the lexical model (at its shift) for every claim, the similarity model
+    for the claims where ``answer_similarity`` was measured (one-claim answers, ``similarity:``)."""
+
+    lexical: Model
+    lexical_shift: float
+    similarity: Model
+
+    def probability(self, d: Data, shift: float = 0.0) -> Floats:
+        base = self.lexical.probability(d, self.lexical_shift)
+        measured = ~np.isnan(d.x[:, SIMILARITY])
+        return np.where(measured, self.similarity.probability(d, shift), base)
 
 
 def language_scale(train: Sequence[Data]) -> dict[str, tuple[Floats, Floats]]:
@@ -158,7 +192,7 @@ def fit(train: Sequence[Data], l2: float, standardize: str, drop: Sequence[str] 
         w = claim_weights(d) / len(d.labels)  # every file weighs the same
         mean, std = stats(d.x, w) if standardize == "file" else scale[d.language]
         keep = ~d.decided  # a capped claim's probability is not the model's
-        z = np.clip((d.x - mean) / std, -CLIP, CLIP)
+        z = standardized(d.x, mean, std)
         z[:, [FEATURES.index(f) for f in drop]] = 0.0  # a dropped feature gets weight 0
         xs.append(z[keep])
         ys.append(d.labels[d.trace].astype(np.float64)[keep])
@@ -167,12 +201,14 @@ def fit(train: Sequence[Data], l2: float, standardize: str, drop: Sequence[str] 
     return Model(weights, intercept, scale)
 
 
-def scores(d: Data, model: Model, shift: float) -> dict[str, Floats]:
+def scores(d: Data, model: Model | Rescored, shift: float) -> dict[str, Floats]:
     faithfulness = trace_faithfulness(d, model.probability(d, shift))
     return {"faithfulness": faithfulness, **d.baselines}
 
 
-def report(files: Sequence[Data], model: Model, shift: float, resamples: int) -> list[dict[str, object]]:
+def report(
+    files: Sequence[Data], model: Model | Rescored, shift: float, resamples: int
+) -> list[dict[str, object]]:
     out = []
     for d in files:
         line: dict[str, object] = {"file": d.name, "traces": len(d.labels)}
@@ -187,13 +223,13 @@ def report(files: Sequence[Data], model: Model, shift: float, resamples: int) ->
     return out
 
 
-def mean_auroc(files: Sequence[Data], model: Model) -> float:
+def mean_auroc(files: Sequence[Data], model: Model | Rescored) -> float:
     return float(
         np.mean([evaluate.auroc(trace_faithfulness(d, model.probability(d)), d.labels) for d in files])
     )
 
 
-def best_shift(files: Sequence[Data], model: Model) -> float:
+def best_shift(files: Sequence[Data], model: Model | Rescored) -> float:
     """The intercept shift with the best mean of AUROC and flag balanced accuracy on these (dev) files.
 
     Faithfulness averages claim probabilities, so the shift moves more than the flag: saturating the
@@ -212,31 +248,44 @@ def best_shift(files: Sequence[Data], model: Model) -> float:
     return float(max(grid, key=objective))
 
 
-def write(model: Model, shift: float, path: Path = RULES) -> None:
-    """Replace the ``model:`` section of the rules file, keeping everything else byte for byte."""
+def write(
+    model: Model, shift: float, similar: Model | None, similar_shift: float, path: Path = RULES
+) -> None:
+    """Replace the ``model:`` and ``similarity_model:`` sections of the rules file, keeping everything
+    else byte for byte."""
     text = path.read_text(encoding="utf-8")
     start = text.index("\nmodel:\n") + 1
     end = text.index("\n# A claim with this feature set")
-    section = {
-        "model": {
-            "threshold": SUPPORTED,
-            "intercept": round(model.intercept + shift, 5),
-            "weights": {f: round(float(w), 5) for f, w in zip(FEATURES, model.weights, strict=True)},
-            "standardize": {
-                lang: {
-                    "mean": {f: round(float(v), 5) for f, v in zip(FEATURES, mean, strict=True)},
-                    "std": {f: round(float(v), 5) for f, v in zip(FEATURES, std, strict=True)},
-                }
-                for lang, (mean, std) in model.scale.items()
-            },
-        }
-    }
+    section = {"model": _section(model, shift)}
+    if similar is not None:
+        section["similarity_model"] = _section(similar, similar_shift)
     dumped = yaml.safe_dump(section, sort_keys=False, default_flow_style=None, width=110)
     path.write_text(text[:start] + dumped + text[end:], encoding="utf-8")
 
 
-def committed(judge: LocalJudge) -> Model:
-    m = judge.rules.model
+def _section(model: Model, shift: float) -> dict[str, object]:
+    return {
+        "threshold": SUPPORTED,
+        "intercept": round(model.intercept + shift, 5),
+        "weights": {f: round(float(w), 5) for f, w in zip(FEATURES, model.weights, strict=True)},
+        "standardize": {
+            lang: {
+                "mean": {f: round(float(v), 5) for f, v in zip(FEATURES, mean, strict=True)},
+                "std": {f: round(float(v), 5) for f, v in zip(FEATURES, std, strict=True)},
+            }
+            for lang, (mean, std) in model.scale.items()
+        },
+    }
+
+
+def committed(judge: LocalJudge) -> Model | Rescored:
+    lexical = _committed(judge.rules.model)
+    if judge.rules.similarity_model is None:
+        return lexical
+    return Rescored(lexical, 0.0, _committed(judge.rules.similarity_model))
+
+
+def _committed(m: SupportModel) -> Model:
     order = [FEATURES.index(f) for f in m.features]
     weights = np.zeros(len(FEATURES))
     weights[order] = m.weights
@@ -262,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         "--drop", nargs="*", default=list(DROPPED), choices=FEATURES, help="features left out of the fit"
     )
     args = parser.parse_args(argv)
-    judge = LocalJudge(LocalE5Embedder(), answer_relevance=False)
+    judge = LocalJudge(LocalE5Embedder(), answer_relevance=False, similarity=True)
     start = time.perf_counter()
     if args.test:
         model = committed(judge)
@@ -272,18 +321,36 @@ def main(argv: list[str] | None = None) -> int:
     train = [load(judge, n) for n in TRAIN]
     dev = [load(judge, n) for n in DEV]
     print(f"# features measured in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    fits = {l2: fit(train, l2, args.standardize, args.drop) for l2 in L2}
+    lexical = [*args.drop, "answer_similarity"]  # the lexical model never weighs the embedding
+    fits = {l2: fit(train, l2, args.standardize, lexical) for l2 in L2}
     l2 = max(L2, key=lambda value: mean_auroc(dev, fits[value]))
     model = fits[l2]
     shift = best_shift(dev, model)
-    weights = dict(zip(FEATURES, np.round(model.weights, 3).tolist(), strict=True))
-    print(json.dumps({"l2": l2, "shift": shift, "standardize": args.standardize, "weights": weights}))
+    final: Model | Rescored = model
+    similar, similar_shift = None, 0.0
+    print(json.dumps({"model": "lexical", "l2": l2, "shift": shift, "weights": _rounded(model)}))
+    if "answer_similarity" not in args.drop:
+        rescored = {v: Rescored(model, shift, fit(train, v, args.standardize, args.drop)) for v in L2}
+        l2 = max(L2, key=lambda value: mean_auroc(dev, rescored[value]))
+        final = rescored[l2]
+        similar, similar_shift = final.similarity, best_shift(dev, final)
+        print(
+            json.dumps(
+                {"model": "similarity", "l2": l2, "shift": similar_shift, "weights": _rounded(similar)}
+            )
+        )
     for split, files in (("train", train), ("dev", dev)):
-        for line in report(files, model, shift, args.resamples if split == "dev" else 0):
+        for line in report(
+            files, final, similar_shift if similar else shift, args.resamples if split == "dev" else 0
+        ):
             print(json.dumps({"split": split, **line}))
     if args.write:
-        write(model, shift)
+        write(model, shift, similar, similar_shift)
     return 0
+
+
+def _rounded(model: Model) -> dict[str, float]:
+    return dict(zip(FEATURES, np.round(model.weights, 3).tolist(), strict=True))
 
 
 if __name__ == "__main__":

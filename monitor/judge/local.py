@@ -8,8 +8,10 @@ verdict on quantities, polarity) and a logistic model fitted on human-labelled d
 support probability (``ClaimVerdict.score``); a claim with a number in no chunk, or a copied claim with
 its polarity flipped, gets 0. A claim is supported from ``model.threshold``; faithfulness (``triad``)
 is the mean support probability. A chunk is useful when it holds the best-covering sentence of a
-supported claim. Answer relevance is the calibrated e5 similarity of question and answer (the only
-embedding); abstention, noncommittal and support-contact phrases come from ``rules/abstention/*.yaml``.
+supported claim. Answer relevance is the calibrated e5 similarity of question and answer; a one-claim
+answer's support also reads e5 (``answer_similarity``: its opening against the chunk sentence covering
+most of its words, scored by the rules' ``similarity_model``); abstention, noncommittal and
+support-contact phrases come from ``rules/abstention/*.yaml``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from monitor import triad
 from monitor.conditional.check import lower
 from monitor.conditional.hours import ClockReader, blank
 from monitor.conditional.packs import load_packs
-from monitor.embeddings import Embedder
+from monitor.embeddings import Embedder, VectorCache, Vectors
 from monitor.exceptions import ConfigError
 from monitor.golden.abstain import AbstentionClauses
 from monitor.judge.base import ClaimVerdict, JudgeInput, JudgeResult, Usage, Verdicts
@@ -74,6 +76,10 @@ _QUANTITY_CACHE = 4096  # context sentences whose quantities are kept (like the 
 # What the judge checks of an answer written in another language than its chunks (``cross_language``)
 CROSS_LANGUAGE_CHECKS = ("numbers", "lexical")
 _NUMBERS_BAD = FEATURES.index("numbers_bad")
+_FLIP = FEATURES.index("flip")
+_SIMILARITY = FEATURES.index("answer_similarity")
+# context sentences whose e5 rows are kept (``answer_similarity``): popular chunks recur across traces
+_SENTENCE_VECTORS = 2048
 Numbers = tuple[frozenset[tuple[float, str | None]], frozenset[float]]  # quantities, bare values
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -242,6 +248,13 @@ class LocalJudgeRules:
     # which language a text is written in (stopwords and cross_language.letters of the rules)
     languages: Languages = Languages({})
     cross_language: str = "numbers"  # CROSS_LANGUAGE_CHECKS: how an answer over foreign chunks is judged
+    # ``answer_similarity`` (``similarity:`` in the rules): measured for answers of at most this many
+    # claims in these languages, against the best sentence's first ``similarity_chars`` characters; a
+    # claim where it is measured is scored by ``similarity_model`` (``model`` scores the others)
+    similarity_claims: int = 1
+    similarity_chars: int = 300
+    similarity_languages: frozenset[str] = frozenset()
+    similarity_model: SupportModel | None = None
 
     @classmethod
     def load(cls, rules_dir: Path | None = None) -> LocalJudgeRules:
@@ -293,6 +306,16 @@ class LocalJudgeRules:
                     (data.get("cross_language") or {}).get("letters"),
                 ),
                 cross_language=_cross_language(data.get("cross_language") or {}),
+                similarity_claims=int((data.get("similarity") or {}).get("max_claims", 1)),
+                similarity_chars=int((data.get("similarity") or {}).get("sentence_chars", 300)),
+                similarity_languages=frozenset(
+                    str(x) for x in (data.get("similarity") or {}).get("languages", [])
+                ),
+                similarity_model=(
+                    SupportModel.from_rules(data["similarity_model"])
+                    if data.get("similarity_model")
+                    else None
+                ),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
@@ -444,6 +467,7 @@ class Measured:
     window: Matrix
     sentence_chunk: tuple[int, ...]
     language: str
+    opening: Vectors | None = None  # the answer's opening as e5 embedded it for ``answer_similarity``
 
 
 def ranking_score(claims: Sequence[ClaimVerdict]) -> float | None:
@@ -469,9 +493,12 @@ class LocalJudge:
         *,
         answer_relevance: bool = True,
         packs: RulePacks | None = None,
+        similarity: bool | None = None,
     ) -> None:
         """``answer_relevance=False`` leaves answer relevance undefined (``ragmon eval judge`` skips it);
-        ``packs``: the composition root's rule packs, so the conditional packs are parsed once."""
+        ``packs``: the composition root's rule packs, so the conditional packs are parsed once;
+        ``similarity``: measure ``answer_similarity`` (None: when the rules have a ``similarity_model``;
+        the fit script measures it always)."""
         self._embedder = embedder
         self._answer_relevance = answer_relevance
         self.rules = LocalJudgeRules.load(rules_dir)
@@ -481,6 +508,8 @@ class LocalJudge:
         self._clock = ClockReader(load_packs(packs if packs is not None else RulePacks(rules_dir)))
         # quantities per context sentence: every claim with a number reads all of them, and chunks recur
         self._quantities: OrderedDict[str, frozenset[tuple[float, str | None]]] = OrderedDict()
+        self._similarity = self.rules.similarity_model is not None if similarity is None else similarity
+        self._sentence_vectors = VectorCache(_SENTENCE_VECTORS)
 
     @property
     def name(self) -> str:
@@ -520,7 +549,7 @@ class LocalJudge:
         )
         if not lexical and not claims:
             useful = ()  # nothing of the answer could be read against the chunks: usefulness unknown
-        similarity = self.relevance(item.question, item.answer) if asked else None
+        similarity = self.relevance(item.question, item.answer, measured.opening) if asked else None
         verdicts = Verdicts(
             claims=claims,
             chunk_useful=useful,
@@ -588,9 +617,11 @@ class LocalJudge:
         values = {round(float(q.value), 6) for q in (*found, *self._bare.extract(text))}
         return frozenset((round(float(q.value), 6), q.unit) for q in found) | clocks, frozenset(values)
 
-    def relevance(self, question: str, answer: str) -> float:
-        """Question-answer similarity mapped from the compressed e5 range onto [0, 1]."""
-        opening = self._embedder.embed([answer[: self.rules.relevance_chars]], "passage")
+    def relevance(self, question: str, answer: str, opening: Vectors | None = None) -> float:
+        """Question-answer similarity mapped from the compressed e5 range onto [0, 1]; ``opening``: the
+        answer's opening already embedded (by ``measure``), so it is not embedded twice."""
+        if opening is None:
+            opening = self._embedder.embed([answer[: self.rules.relevance_chars]], "passage")
         cos = float((self._embedder.embed([question], "query") @ opening.T)[0, 0])
         span = max(self.rules.relevance_ceiling - self.rules.relevance_floor, 1e-6)
         return float(min(max((cos - self.rules.relevance_floor) / span, 0.0), 1.0))
@@ -601,6 +632,12 @@ class LocalJudge:
         if not measured.claims or not measured.window.shape[1]:  # no context: nothing can be supported
             return np.zeros(len(measured.claims))
         probability = self.rules.model.probability(measured.features, measured.language)
+        measured_similarity = ~np.isnan(measured.features[:, _SIMILARITY])
+        if self.rules.similarity_model is not None and measured_similarity.any():
+            # a one-claim answer with its e5 similarity has its own weights: the lexical model's stay
+            # those fitted without it, for every answer where it is not measured
+            rescored = self.rules.similarity_model.probability(measured.features, measured.language)
+            probability = np.where(measured_similarity, rescored, probability)
         for name, cap in self.rules.decided.items():
             hit = measured.features[:, FEATURES.index(name)] > 0
             probability = np.where(hit, np.minimum(probability, cap), probability)
@@ -632,9 +669,38 @@ class LocalJudge:
         ]
         weakest = min((row[FEATURES.index("window")] for row in rows), default=0.0)
         added = self._added(texts, item)
-        rows = [[*row, weakest, *extra] for row, extra in zip(rows, added, strict=True)]
+        rows = [[*row, weakest, *extra, float("nan")] for row, extra in zip(rows, added, strict=True)]
         features = np.array(rows, dtype=np.float64).reshape(len(claims), len(FEATURES))
-        return Measured(claims, features, window, owner, language)
+        similarity, opening = self._answer_similarity(item, features, context, language)
+        features[:, _SIMILARITY] = similarity
+        return Measured(claims, features, window, owner, language, opening)
+
+    def _answer_similarity(
+        self, item: JudgeInput, features: Matrix, context: _Context, language: str
+    ) -> tuple[float, Vectors | None]:
+        """e5 cosine of the answer's opening (``passage:``, what answer relevance embeds, so the
+        embedder's cache serves both) and the context sentence covering most of its words (``query:``,
+        cached here by text). NaN, with nothing embedded, where it is not measured: an answer of more
+        than ``similarity_claims`` claims or in a language outside ``similarity_languages``, one whose
+        every claim is already capped at 0 (a number in no chunk, a copied claim with its polarity
+        flipped), an answer in another language than its chunks (its words pick no sentence), or no
+        context. With it, the embedded opening (answer relevance reuses it)."""
+        claims = len(features)
+        if not self._similarity or not claims or claims > self.rules.similarity_claims:
+            return float("nan"), None
+        if language not in self.rules.similarity_languages:
+            return float("nan"), None
+        if not context.sentences or (features[:, [_NUMBERS_BAD, _FLIP]] > 0).any(axis=1).all():
+            return float("nan"), None
+        if not self.comparable(item):
+            return float("nan"), None
+        opening = item.answer[: self.rules.relevance_chars]
+        asked = lexical_units(opening, self.rules.stopwords)
+        covered = [coverage(asked, set(units)) for units in context.sentence_units]
+        sentence = context.sentences[int(np.argmax(covered))][: self.rules.similarity_chars]
+        answer = self._embedder.embed([opening], "passage")
+        best = self._sentence_vectors.embed(self._embedder, [sentence], "query")
+        return float(answer[0] @ best[0]), answer
 
     def _context(self, item: JudgeInput, sentences: Sequence[str], language: str = "") -> _Context:
         stop = self.rules.stopwords

@@ -1,6 +1,6 @@
 """Support features of a claim against a trace's chunks, and the learned model that combines them.
 
-Every feature is lexical or numeric (no embedding), measured against **all chunks combined**:
+Every feature but one is lexical or numeric, measured against **all chunks combined**:
 
 - ``coverage``: share of the claim's content units (folded words without stopwords; CJK character
   bigrams) found in the chunks; ``window``: the same for its best window of three context sentences;
@@ -26,7 +26,11 @@ Every feature is lexical or numeric (no embedding), measured against **all chunk
 - ``negation_added``: the claim holds a negation cue that no chunk holds;
 - ``names_novel``: log1p of the claim's name-like runs found in no chunk (katakana and ideograph runs of
   two or more characters, words of spaced scripts): Chinese and Japanese have no spaces, so these
-  runs stand in for the words and names a summary adds.
+  runs stand in for the words and names a summary adds;
+- ``answer_similarity``: the one embedding feature, answer-level: multilingual-e5 cosine of the
+  answer's opening (``passage:``, the text answer relevance embeds) and the context sentence that
+  covers most of its words (``query:``). NaN where it is not measured (see ``LocalJudge``): a NaN
+  feature contributes nothing (it stands at its language's mean).
 
 ``SupportModel`` is a logistic regression over these features, standardized with the mean and
 standard deviation of the claim's language and clipped to +-3 deviations (``rules/local_judge.yaml``,
@@ -68,6 +72,7 @@ FEATURES = (
     "antonym",
     "negation_added",
     "names_novel",
+    "answer_similarity",
 )
 Matrix = npt.NDArray[np.float64]
 CLIP = 3.0  # standardized features are clipped to +-CLIP deviations
@@ -186,8 +191,10 @@ class SupportModel:
             return np.zeros(len(rows))
         mean, std = self.scale.get(language or "", self.scale["default"])
         picked = rows[:, [FEATURES.index(f) for f in self.features]]
-        # clipped: a feature far outside its language's training range must not decide alone
-        logit = np.clip((picked - mean) / std, -CLIP, CLIP) @ self.weights + self.intercept
+        # clipped: a feature far outside its language's training range must not decide alone; a feature
+        # not measured (NaN) stands at its mean
+        z = np.nan_to_num(np.clip((picked - mean) / std, -CLIP, CLIP), nan=0.0)
+        logit = z @ self.weights + self.intercept
         out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         return out
 

@@ -5,9 +5,12 @@ every text new (the embedding cache never helps), and prints p50/p95 wall millis
 ``traces_per_s``, ``baseline_traces_per_s`` (word overlap of answer and chunks, the harness's trivial
 baseline, on the same traces), ``ratio`` = traces_per_s / baseline_traces_per_s and the process's peak RSS.
 ``local_judge_latency_recurring_chunks`` judges new answers over the same traces' chunks again, as in
-production where popular chunks recur. ``local_judge_latency_no_relevance`` judges the same traces
-with answer relevance off: the support model alone, lexical and numeric (e5 embeds only the question
-and the answer's opening, for answer relevance).
+production where popular chunks recur. ``local_judge_latency_one_claim`` judges one-sentence answers
+over new chunks: the answers whose support reads e5 (``answer_similarity``: the best chunk sentence is
+embedded, the answer's opening is the one answer relevance embeds).
+``local_judge_latency_no_relevance`` judges the same traces with answer relevance off: the support
+model alone, lexical and numeric (e5 embeds the question and the answer's opening for answer
+relevance, and a chunk sentence for a one-claim answer's ``answer_similarity``).
 
 The AUROC figures on human-labelled data are ``tests/bench/test_bench_eval_judge.py`` (``ragmon eval
 judge`` on the dev splits).
@@ -83,6 +86,21 @@ def _answers_only(traces: list[JudgeInput]) -> list[JudgeInput]:
     return [replace(item, trace_id=f"{item.trace_id}-again", answer=_text(rng, 150)) for item in traces]
 
 
+def _one_claim(traces: list[JudgeInput]) -> list[JudgeInput]:
+    """One-sentence answers over fresh chunks (another seed, so no chunk sentence is cached yet): a chunk
+    sentence with its words shuffled, so its number is the chunk's and the claim is not capped."""
+    rng = random.Random(20261201)
+    out = []
+    for item in traces:
+        chunks = tuple(JudgeChunk(f"c{k}", _text(rng, 200)) for k in range(5))
+        words = chunks[2].text.split(". ")[1].split()
+        middle = words[1:-3]
+        rng.shuffle(middle)
+        answer = " ".join([words[0], *middle, *words[-3:]]).rstrip(".") + "."
+        out.append(replace(item, trace_id=f"{item.trace_id}-short", answer=answer, chunks=chunks))
+    return out
+
+
 def _measure(name: str, judge: LocalJudge, traces: list[JudgeInput]) -> dict[str, object]:
     """Judge each trace alone, then time token overlap on the same traces, side by side."""
     latencies = []
@@ -116,6 +134,7 @@ def test_bench_local_judge_latency() -> None:
     traces = _traces()
     print("\n" + json.dumps(_measure("local_judge_latency", judge, traces)))  # after pytest's dots
     print(json.dumps(_measure("local_judge_latency_recurring_chunks", judge, _answers_only(traces))))
+    print(json.dumps(_measure("local_judge_latency_one_claim", judge, _one_claim(traces))))
     # The support model alone (no e5: answer relevance off), what `ragmon eval judge` runs.
     support = LocalJudge(LocalE5Embedder(), answer_relevance=False)
     print(json.dumps(_measure("local_judge_latency_no_relevance", support, traces)))

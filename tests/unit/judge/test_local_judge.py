@@ -187,16 +187,17 @@ def test_ranking_score_orders_by_faithfulness_first() -> None:
 
 
 def test_one_passage_batch_and_one_query_per_trace() -> None:
-    """A trace costs one passage embed call (claims, candidate sentences, answer) and one query call."""
+    """A trace of several claims costs one passage embed call (the answer's opening) and one query call
+    (the question); a one-claim answer adds one query call, its best chunk sentence (``answer_similarity``),
+    and its opening is embedded once for both."""
     embedder = CountingEmbedder()
     judge = LocalJudge(embedder)
-    run(
-        judge,
-        "What is in cookies?",
-        "Cookies contain flour and butter, and they are baked.",
-        CASES[0]["chunks"],
-    )
+    chunks = CASES[0]["chunks"]
+    run(judge, "What is in cookies?", "Cookies contain flour and butter. They are baked in an oven.", chunks)
     assert [kind for kind, _ in embedder.calls] == ["passage", "query"]
+    embedder.calls.clear()
+    run(judge, "What is in cookies?", "Cookies contain flour and butter, and they are baked.", chunks)
+    assert [kind for kind, _ in embedder.calls] == ["passage", "query", "query"]
 
 
 def test_claims_are_not_embedded() -> None:
