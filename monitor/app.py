@@ -118,10 +118,19 @@ async def running(
             metrics, pipeline, opened.source, opened.dead_letter, health, progress,
         )  # fmt: skip
         stack.push_async_callback(engine.close_source)
-        gc.freeze()  # what start-up built lives as long as the process: no collection needs to walk it
+        settle_heap()
         yield Run(engine, health, server.port if server is not None else None)
         await review.aclose(settings.shutdown_deadline_s)
         engine.record_unwritten()
+
+
+def settle_heap() -> None:
+    """Freeze what start-up built: it lives as long as the process, so no collection needs to walk it.
+
+    Call once, after building the parts of a run and before the first message (``running`` does;
+    ``tests/bench/core_worker.py`` too, so that the benchmark's heap is the daemon's).
+    """
+    gc.freeze()
 
 
 async def run_daemon(settings: Settings, registry: CollectorRegistry | None = None) -> int:

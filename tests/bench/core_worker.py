@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from monitor.app import settle_heap
 from monitor.config import KafkaSettings, Settings
 from monitor.dead_letter import DeadLetterFormat
 from monitor.logging import configure_logging
@@ -108,6 +109,7 @@ def engine(source_spec: str, count: int, full: bool = False) -> Clock:
     pipeline = make_pipeline(numeric=None if full else NoNumbers())
     opened = open_source(settings, DeadLetterFormat())
     run = make_engine(settings, pipeline, opened.source, opened.dead_letter)
+    settle_heap()  # as the composition root does before the first message
     clock = Clock()
     asyncio.run(_until(run, clock, count))
     return clock
