@@ -113,6 +113,15 @@ class JudgeBudget:
                 bucket.take(amount)
             return True
 
+    def may_spend(self, priority: int) -> bool:
+        """Whether the trace bucket would let one trace of ``priority`` through now. When it would not,
+        no trace of that priority or below is admitted whatever its tokens: they need not be estimated."""
+        traces = self.traces
+        if traces is None:
+            return True
+        with self._lock:
+            return traces.can_take(1.0, traces.floor(priority, self.settings.reserve))
+
     def _affordable(self, tokens: int, priority: int) -> bool:
         """Whether every enabled bucket can pay while keeping its floor for ``priority`` (the trace
         bucket first: when it is empty the token count does not matter)."""

@@ -120,9 +120,15 @@ THROTTLE = Throttle()
 
 
 def throttled(
-    logger: structlog.typing.FilteringBoundLogger, level: str, event: str, **fields: object
+    logger: structlog.typing.FilteringBoundLogger,
+    level: str,
+    event: str,
+    lazy: Callable[[], dict[str, object]] | None = None,
+    **fields: object,
 ) -> None:
-    """Log ``event`` unless it has been logged ``burst`` times in this window (then count it)."""
+    """Log ``event`` unless it has been logged ``burst`` times in this window (then count it); ``lazy``
+    gives fields that cost something to compute, only for a line that gets through."""
     ok, held = THROTTLE.allow(event)
     if ok:
-        getattr(logger, level)(event, **fields, **({"held_back": held} if held else {}))
+        more = lazy() if lazy is not None else {}
+        getattr(logger, level)(event, **fields, **more, **({"held_back": held} if held else {}))

@@ -288,10 +288,15 @@ class SamplingPolicy:
         primary = ordered[0]
         if primary == SAMPLE_ALL:
             return Admission(True, ordered, primary, random_baseline=True, lane=SAMPLE_ALL)
-        tokens = self.estimate_tokens(trace)
+        # ``primary`` has the highest priority of the reasons: when the trace bucket refuses it, the
+        # shared buckets pay for none of them, and the token estimate is needed only for a log line.
+        payable = self.budget.may_spend(self.priority(primary))
+        tokens = self.estimate_tokens(trace) if payable else None
         version = (trace.model_id, trace.prompt_version, trace.index_version)
         floor = RANDOM in ordered and self.floor.available(version)
-        random = floor or (RANDOM in ordered and self.budget.can_spend(tokens, self.priority(RANDOM)))
+        random = floor or (
+            tokens is not None and RANDOM in ordered and self.budget.can_spend(tokens, self.priority(RANDOM))
+        )
         lane = self._lane(tokens, primary, ordered, floor)
         if lane is None:
             self._skipped(trace, primary, ordered, tokens)
@@ -300,12 +305,13 @@ class SamplingPolicy:
             self.floor.record(version)
         if lane != BUDGET and self._metrics is not None:
             self._metrics.sampling_guaranteed.inc((lane,))
-        spent = tokens if lane == BUDGET else 0
+        spent = tokens if lane == BUDGET and tokens is not None else 0
         return Admission(True, ordered, primary, random_baseline=random, spent_tokens=spent, lane=lane)
 
-    def _lane(self, tokens: int, primary: str, ordered: tuple[str, ...], floor: bool) -> str | None:
-        """Who pays: the shared buckets, else the random floor, else the negative-feedback overflow."""
-        if self.budget.try_spend(tokens, self.priority(primary)):
+    def _lane(self, tokens: int | None, primary: str, ordered: tuple[str, ...], floor: bool) -> str | None:
+        """Who pays: the shared buckets, else the random floor, else the negative-feedback overflow
+        (``tokens`` None: the shared buckets cannot pay)."""
+        if tokens is not None and self.budget.try_spend(tokens, self.priority(primary)):
             return BUDGET
         if floor:
             return RANDOM_FLOOR
@@ -325,7 +331,7 @@ class SamplingPolicy:
         elif admission.lane == NEGATIVE_OVERFLOW:
             self.budget.refund_overflow()
 
-    def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int) -> None:
+    def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int | None) -> None:
         if self._metrics is not None:
             self._metrics.sampling_skipped.inc((reason,))
         throttled(
@@ -335,5 +341,5 @@ class SamplingPolicy:
             trace_id=trace.trace_id,
             reason=reason,
             reasons=list(reasons),
-            estimated_tokens=tokens,
+            lazy=lambda: {"estimated_tokens": tokens if tokens is not None else self.estimate_tokens(trace)},
         )
