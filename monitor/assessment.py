@@ -49,6 +49,18 @@ class Assessment(msgspec.Struct, frozen=True):
         """``random`` for the unbiased baseline, ``targeted`` for traces the policy picked."""
         return "random" if self.sampling.random_baseline else "targeted"
 
+    @property
+    def has_findings(self) -> bool:
+        """Whether ``findings`` may yield anything (most traffic: no numeric finding, no golden match,
+        no reference answer, no conditional check), without starting its generator."""
+        numeric = self.numeric
+        return (
+            (numeric is not None and bool(numeric.unsupported or numeric.conflicting_context))
+            or self.golden is not None
+            or self.reference is not None
+            or self.conditional is not None
+        )
+
     def findings(self) -> Iterator[tuple[str, str]]:
         """``(kind, unit)`` of every numeric finding, reference-free and golden."""
         if self.numeric is not None:

@@ -86,6 +86,16 @@ class Versions(msgspec.Struct, frozen=True):
     index_version: str
 
 
+class _VersionTally:
+    """What ``record_assessments`` gathers for one version's traces of a batch."""
+
+    __slots__ = ("traces", "empty", "uncited", "invalid", "top", "mean", "latency")
+
+    def __init__(self, top: list[float], mean: list[float], latency: list[float]) -> None:
+        self.traces = self.empty = self.uncited = self.invalid = 0
+        self.top, self.mean, self.latency = top, mean, latency
+
+
 class FastCounter(Collector):
     """A counter family: label values -> count, one lock, exposed at scrape time."""
 
@@ -348,58 +358,104 @@ class Metrics:
 
     def record_assessments(self, batch: Sequence[Assessment]) -> None:
         """Every per-trace series of the cheap path, for a batch of traces (a late re-run adds nothing
-        here: it was counted). Observations are gathered per series, then each series takes its lock
-        once for the batch."""
+        here: it was counted). Observations are gathered per series, in batch order, then each series
+        takes its lock once for the batch. A batch's traces share a few versions (``Versions`` are
+        remembered: one object each), so counts are gathered per version and each version's series
+        are looked up once per batch, not once per trace."""
         if not batch:
             return
-        counts: dict[tuple[FastCounter, Labels], int] = {}
-        observed: dict[tuple[FastHistogram, Labels], list[float]] = {}
-
-        def inc(counter: FastCounter, labels: Labels) -> None:
-            key = (counter, labels)
-            counts[key] = counts.get(key, 0) + 1
-
-        def observe(histogram: FastHistogram, labels: Labels, value: float) -> None:
-            values = observed.get((histogram, labels))
-            if values is None:
-                observed[(histogram, labels)] = [value]
-            else:
-                values.append(value)
-
+        chunks: list[float] = []
+        chars: list[float] = []
+        tallies: dict[Versions, _VersionTally] = {}
+        by_label: dict[tuple[FastHistogram, Labels], list[float]] = {}
+        feedback: dict[str, int] = {}
+        findings: dict[tuple[str, str], int] = {}
+        golden: list[Assessment] = []
         for a in batch:
             s, v = a.signals, a.versions
-            index = (v.index_version,)
-            inc(self.trace_versions, (v.model_id, v.prompt_version, v.index_version))
-            observe(self.chunk_count, (), s.chunk_count)
-            observe(self.answer_chars, (), s.answer_chars)
+            chunks.append(s.chunk_count)
+            chars.append(s.answer_chars)
+            tally = tallies.get(v)
+            if tally is None:
+                tally = tallies[v] = self._tally(v, by_label)
+            tally.traces += 1
             if s.top_score is not None:
-                observe(self.retrieval_top_score, index, s.top_score)
+                tally.top.append(s.top_score)
             if s.mean_score is not None:
-                observe(self.retrieval_mean_score, index, s.mean_score)
+                tally.mean.append(s.mean_score)
             if s.latency_ms is not None:
-                observe(self.answer_latency, (v.prompt_version,), s.latency_ms / 1000)
+                tally.latency.append(s.latency_ms / 1000)
             if s.feedback is not None:
-                inc(self.feedback, (s.feedback,))
+                feedback[s.feedback] = feedback.get(s.feedback, 0) + 1
             if s.empty_retrieval:
-                inc(self.signal_events, ("empty_retrieval", v.index_version))
+                tally.empty += 1
             if not s.citations_present:
-                inc(self.signal_events, ("no_citation", v.index_version))
+                tally.uncited += 1
             if s.invalid_citations:
-                inc(self.signal_events, ("invalid_citation", v.index_version))
-            for kind, unit in a.findings():
-                inc(self.numeric_findings, (kind, unit))
-            golden = a.golden
-            if golden is not None:
-                inc(self.golden_matched, ())
-                if golden.reciprocal_rank is not None:  # None: the trace's chunks carry no section labels
-                    observe(self.golden_rr, index, golden.reciprocal_rank)
-                    rank = golden.first_hit_rank
-                    observe(self.golden_first_hit, index, rank if rank is not None else self.golden_k + 1)
+                tally.invalid += 1
+            if a.has_findings:
+                for finding in a.findings():
+                    findings[finding] = findings.get(finding, 0) + 1
+            if a.golden is not None:
+                golden.append(a)
         self.traces.inc(("ok",), len(batch))
-        for (counter, labels), count in counts.items():
-            counter.inc(labels, count)
-        for (histogram, labels), values in observed.items():
-            histogram.observe_many(labels, values)
+        self.chunk_count.observe_many((), chunks)
+        self.answer_chars.observe_many((), chars)
+        for (histogram, labels), values in by_label.items():
+            if values:
+                histogram.observe_many(labels, values)
+        for v, tally in tallies.items():
+            self._count_version(v, tally)
+        for rating, count in feedback.items():
+            self.feedback.inc((rating,), count)
+        for finding, count in findings.items():
+            self.numeric_findings.inc(finding, count)
+        if golden:
+            self._record_golden(golden)
+
+    def _tally(self, v: Versions, by_label: dict[tuple[FastHistogram, Labels], list[float]]) -> _VersionTally:
+        """A version's tally; versions that share a label value share its list of observations, so
+        each series sees the batch's values in batch order (the same float sum as one by one)."""
+
+        def values(histogram: FastHistogram, labels: Labels) -> list[float]:
+            return by_label.setdefault((histogram, labels), [])
+
+        index = (v.index_version,)
+        return _VersionTally(
+            values(self.retrieval_top_score, index),
+            values(self.retrieval_mean_score, index),
+            values(self.answer_latency, (v.prompt_version,)),
+        )
+
+    def _count_version(self, v: Versions, tally: _VersionTally) -> None:
+        """One version's counts of a batch: its traces and its signal events."""
+        self.trace_versions.inc((v.model_id, v.prompt_version, v.index_version), tally.traces)
+        for signal, count in (
+            ("empty_retrieval", tally.empty),
+            ("no_citation", tally.uncited),
+            ("invalid_citation", tally.invalid),
+        ):
+            if count:
+                self.signal_events.inc((signal, v.index_version), count)
+
+    def _record_golden(self, batch: Sequence[Assessment]) -> None:
+        """The golden matches of a batch: their count, reciprocal ranks and first-hit ranks."""
+        self.golden_matched.inc((), len(batch))
+        rr: dict[Labels, list[float]] = {}
+        first: dict[Labels, list[float]] = {}
+        index: Labels
+        for a in batch:
+            golden = a.golden
+            if golden is None or golden.reciprocal_rank is None:
+                continue  # None: the trace's chunks carry no section labels
+            index = (a.versions.index_version,)
+            rr.setdefault(index, []).append(golden.reciprocal_rank)
+            rank = golden.first_hit_rank
+            first.setdefault(index, []).append(rank if rank is not None else self.golden_k + 1)
+        for index, values in rr.items():
+            self.golden_rr.observe_many(index, values)
+        for index, values in first.items():
+            self.golden_first_hit.observe_many(index, values)
 
     def record_outcome(self, a: Assessment, flags: Sequence[Flag]) -> None:
         """What a handling adds beyond the cheap path: the sampling reasons it was judged for, its flags."""
