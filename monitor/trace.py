@@ -19,6 +19,7 @@ Messages reach it by one of two lanes that give the same trace for the same byte
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -308,18 +309,20 @@ def canonical_trace(raw: bytes) -> Trace | None:
     tool's ``reference_contexts``, a chunk's ``metadata`` (it may carry ``sections``), nesting deeper
     than ``MAX_DEPTH``, an integer beyond 64 bits, anything that is not valid JSON or UTF-8 (lone
     surrogates, a byte order mark, ``NaN``, ``1e400``): msgspec refuses all of those itself.
+
+    The schema bounds the nesting of everything but ``usage`` and ``metadata`` (a chunk's and the
+    feedback's metadata must be empty here): their walk checks the depth, and nesting deeper than
+    msgspec recurses is its ``RecursionError``. So the bytes are not scanned for brackets first.
     """
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-        return None
     try:
         trace = _CANONICAL.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # the lenient lane names what is wrong (a deep message may be bad in other ways)
     if trace.reference_contexts or any(chunk.metadata for chunk in trace.retrieved_chunks):
         return None
     if trace.timestamp is not None and not _plain_timestamp(raw):
         return None
-    if not (_fits_64_bits(trace.usage) and _fits_64_bits(trace.metadata)):
+    if not (_plain_free_form(trace.usage) and _plain_free_form(trace.metadata)):
         return None
     if trace.feedback is not None and trace.feedback.metadata:
         return None
@@ -344,21 +347,28 @@ def _plain_timestamp(raw: bytes) -> bool:
     return True
 
 
-def _fits_64_bits(value: Any) -> bool:
-    """Whether every integer in a free-form JSON value is one orjson holds exactly; iterative."""
+_FREE_FORM_DEPTH = 2  # the depth of a trace's usage and metadata objects (the trace itself is 1)
+
+
+def _plain_free_form(value: dict[str, Any]) -> bool:
+    """Whether a free-form object of the trace reads the same through both lanes: every integer one
+    orjson holds exactly, no container deeper than ``MAX_DEPTH`` in the message; iterative."""
     if not value:
         return True
     low, high = _ORJSON_INT
-    stack = [value]
+    stack: list[tuple[Any, int]] = [(value, _FREE_FORM_DEPTH)]
     while stack:
-        node = stack.pop()
-        if type(node) is int:
-            if not low <= node < high:
-                return False
-        elif isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+        node, depth = stack.pop()
+        children: Iterable[Any] = node.values() if type(node) is dict else node
+        for child in children:
+            kind = type(child)
+            if kind is int:
+                if not low <= child < high:
+                    return False
+            elif kind is dict or kind is list:
+                if depth >= MAX_DEPTH:
+                    return False  # the child would be deeper than the lenient lane accepts
+                stack.append((child, depth + 1))
     return True
 
 

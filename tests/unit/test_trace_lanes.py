@@ -207,3 +207,30 @@ def test_an_escaped_timestamp_key_takes_the_lenient_lane() -> None:
     raw = json.dumps({**BASE, "timestamp": "2026-09-25T17:05:00Z"}).replace("timestamp", "timest\\u0061mp")
     assert canonical_trace(raw.encode()) is None
     assert_lanes_agree(raw.encode())
+
+
+def _nested(depth: int, tail: bytes = b"") -> bytes:
+    """A native trace whose ``metadata`` holds a list nested so that the message is ``depth`` deep."""
+    inner = depth - 2  # the trace and its metadata object are the first two levels
+    head = json.dumps({**BASE, "metadata": {"x": 0}}).encode()[: -len(b"0}}")]
+    return head + b"[" * inner + b"]" * inner + b"}}" + tail
+
+
+@pytest.mark.parametrize("depth", [63, 64, 65, 66, 200, 5000])
+def test_nesting_reads_the_same_through_either_lane_at_any_depth(depth: int) -> None:
+    """The shortcut takes a trace nested up to the limit and declines deeper ones (no bracket count)."""
+    raw = _nested(depth)
+    assert assert_lanes_agree(raw) == (depth <= 64)
+
+
+def test_a_deep_message_that_is_bad_otherwise_keeps_the_contract_reason() -> None:
+    """Nesting deeper than msgspec recurses, then a byte that is not UTF-8: the lenient lane decides."""
+    raw = _nested(5000)[:-2000] + b"\xff"
+    assert canonical_trace(raw) is None
+    assert_lanes_agree(raw)
+
+
+def test_many_chunks_take_the_canonical_lane() -> None:
+    """Forty chunks open over sixty-four brackets without being deep: the shortcut still reads them."""
+    chunks = [{"chunk_id": f"c{i}", "sections": ["S"], "text": "t"} for i in range(40)]
+    assert assert_lanes_agree(json.dumps({**BASE, "retrieved_chunks": chunks}).encode())
