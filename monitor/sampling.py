@@ -173,11 +173,13 @@ class SamplingPolicy:
         self.salt = rules.salt
         self.low_score_threshold = rules.low_score_threshold
         self.sample_all = sample_all
-        # Per configured reason: the hash key's prefix and its probability, so a draw costs one hash,
-        # and none for a reason that always (1.0) or never (0.0) picks.
+        # A reason that always (1.0) picks needs no hash, one that never (0.0) picks is left out of
+        # both; the others keep the hash key's prefix and their probability, so a draw costs one hash.
+        self._always = frozenset(r for r, rule in rules.reasons.items() if rule.probability >= 1.0)
         self._draws = {
             reason: (_draw_prefix(self.salt, reason), rule.probability)
             for reason, rule in rules.reasons.items()
+            if 0.0 < rule.probability < 1.0
         }
         self._priority = {reason: rule.priority for reason, rule in rules.reasons.items()}
         self._priority[SAMPLE_ALL] = MAX_PRIORITY + 1
@@ -228,13 +230,10 @@ class SamplingPolicy:
 
         The draw of ``uniform(salt, reason, trace_id)``, with the key's prefix prepared once.
         """
+        if reason in self._always:
+            return True  # uniform is in [0, 1): no hash can change the outcome
         draw = self._draws.get(reason)
-        if draw is None:
-            return False
-        prefix, probability = draw
-        if probability >= 1.0 or probability <= 0.0:
-            return probability >= 1.0  # uniform is in [0, 1): no hash can change the outcome
-        return _draw(prefix, trace_id) < probability
+        return draw is not None and _draw(draw[0], trace_id) < draw[1]
 
     def applicable(self, signals: TraceSignals) -> list[str]:
         """The reasons whose signal is present, before any probability draw, in catalog order."""
@@ -259,8 +258,13 @@ class SamplingPolicy:
 
     def candidates(self, trace: Trace, signals: TraceSignals) -> list[str]:
         """Reasons that apply and won their draw, highest priority first (``sample_all`` leads if on)."""
-        trace_id = trace.trace_id
-        picked = [r for r in self.applicable(signals) if self.picks(r, trace_id)]
+        trace_id, always, draws = trace.trace_id, self._always, self._draws
+        picked = []
+        for reason in self.applicable(signals):  # ``picks`` inlined: it runs once or twice per trace
+            if reason in always:
+                picked.append(reason)
+            elif (draw := draws.get(reason)) is not None and _draw(draw[0], trace_id) < draw[1]:
+                picked.append(reason)
         if len(picked) > 1:
             picked = self.ordered(picked)
         return [SAMPLE_ALL, *picked] if self.sample_all else picked
