@@ -70,6 +70,9 @@ class Reason:
     metric: QualityMetric | None = None  # score reasons: the metric whose bands decide
     bands: tuple[Band, ...] = ()
     skip_when_abstained: bool = False
+    # Reads only the trace and its signals: on a trace without judgement nor findings, golden match,
+    # reference or conditional report (most traffic) the other readers have nothing to read.
+    plain: bool = False
 
 
 # --- what each reason reads -------------------------------------------------------------------------
@@ -196,9 +199,9 @@ REASONS: tuple[Reason, ...] = (
     Reason("unqualified_condition", _unqualified_condition, "critical"),
     Reason("golden_retrieval_miss", _golden_retrieval_miss, "warning"),
     *(_score_reason(metric) for metric in QUALITY),
-    Reason("invalid_citation", _invalid_citation, "warning"),
+    Reason("invalid_citation", _invalid_citation, "warning", plain=True),
     Reason("ungrounded_answer", _ungrounded_answer, "warning"),
-    Reason("negative_feedback", _negative_feedback, "warning", late=True),
+    Reason("negative_feedback", _negative_feedback, "warning", late=True, plain=True),
     Reason("conflicting_context", _conflicting_context, "warning", enabled=False),
     Reason("judge_error", _judge_error, "info", late=True),
 )
@@ -283,6 +286,7 @@ class FlagRules:
         # Evaluated on every trace: only the reasons that can fire, findings apart from scores.
         self._findings = tuple(r for r in self.reasons if r.enabled and r.metric is None)
         self._readers = tuple((r.read, r) for r in self._findings)
+        self._plain_readers = tuple((r.read, r) for r in self._findings if r.plain)
         self._scores = tuple(r for r in self.reasons if r.enabled and r.metric is not None and r.bands)
         self._order = {r.name: i for i, r in enumerate(self.reasons)}
         self._fixed = frozenset(name for name, o in given.items() if o.severity is not None)
@@ -309,7 +313,8 @@ class FlagRules:
     def evaluate(self, a: Assessment, j: Judgement | None) -> tuple[Flag, ...]:
         """Every enabled flag the stage results raise, most severe first (catalog order within a severity)."""
         flags = []
-        for reader, reason in self._readers:
+        readers = self._readers if j is not None or a.has_findings else self._plain_readers
+        for reader, reason in readers:
             read = reader(a, j)
             if read is None:
                 continue

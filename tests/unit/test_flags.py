@@ -356,3 +356,21 @@ def test_an_answer_with_nothing_retrieved_is_ungrounded(rules: FlagRules) -> Non
     assert only(rules.evaluate(empty, None), "ungrounded_answer") is None
     grounded = assess(retrieved_chunks=[{"chunk_id": "c1", "text": "Đổi trả trong 7 ngày."}])
     assert only(rules.evaluate(grounded, judged(scores(0.0), claims=(claim,))), "ungrounded_answer") is None
+
+
+@pytest.mark.parametrize(
+    "trace",
+    [
+        {},
+        {"retrieved_chunks": [{"chunk_id": "c1", "text": "x"}], "citations": ["c2"]},
+        {"citations": ["c1"], "feedback": {"rating": "negative", "reason": "wrong"}},
+        {"retrieved_chunks": [], "latency_ms": 10},
+    ],
+)
+def test_a_trace_with_nothing_but_signals_raises_only_what_plain_reasons_read(trace: dict[str, Any]) -> None:
+    """Without judgement or findings, every reason not marked plain reads nothing (they are skipped)."""
+    a = assess(**trace)
+    assert not a.has_findings
+    for reason in FlagRules().reasons:
+        if not reason.plain and reason.metric is None:
+            assert reason.read(a, None) is None, reason.name
