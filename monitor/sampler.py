@@ -56,7 +56,7 @@ class Sampler:
             numeric_finding=bool(numeric is not None and numeric.unsupported) or golden_numeric,
             golden_match=golden is not None,
         )
-        admission = self.policy.admit(trace, self.policy.candidates(trace, inputs))
+        admission = self.policy.admit_candidates(trace, inputs)
         if self.window.max_traces:
             self.window.remember(trace, admission.judged, raw)
         return admission

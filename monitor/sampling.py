@@ -288,18 +288,26 @@ class SamplingPolicy:
         """Decide whether the picked trace is judged now; consumes budget when it is."""
         if not reasons:
             return NOT_SAMPLED
-        ordered = tuple(self.ordered(reasons))
+        return self._admit(trace, tuple(self.ordered(reasons)))
+
+    def admit_candidates(self, trace: Trace, signals: TraceSignals) -> Admission:
+        """``admit(trace, candidates(trace, signals))``, the candidates taken as already in order."""
+        picked = self.candidates(trace, signals)
+        return self._admit(trace, tuple(picked)) if picked else NOT_SAMPLED
+
+    def _admit(self, trace: Trace, ordered: tuple[str, ...]) -> Admission:
+        """``admit`` for known reasons, deduplicated and ordered by priority (``ordered``'s checks)."""
         primary = ordered[0]
         if primary == SAMPLE_ALL:
             return Admission(True, ordered, primary, random_baseline=True, lane=SAMPLE_ALL)
         # ``primary`` has the highest priority of the reasons: when the trace bucket refuses it, the
         # shared buckets pay for none of them, and the token estimate is needed only for a log line.
-        payable = self.budget.may_spend(self.priority(primary))
+        payable = self.budget.may_spend(self._priority[primary])
         tokens = self.estimate_tokens(trace) if payable else None
         version = (trace.model_id, trace.prompt_version, trace.index_version)
         floor = RANDOM in ordered and self.floor.available(version)
         random = floor or (
-            tokens is not None and RANDOM in ordered and self.budget.can_spend(tokens, self.priority(RANDOM))
+            tokens is not None and RANDOM in ordered and self.budget.can_spend(tokens, self._priority[RANDOM])
         )
         lane = self._lane(tokens, primary, ordered, floor)
         if lane is None:
@@ -315,7 +323,7 @@ class SamplingPolicy:
     def _lane(self, tokens: int | None, primary: str, ordered: tuple[str, ...], floor: bool) -> str | None:
         """Who pays: the shared buckets, else the random floor, else the negative-feedback overflow
         (``tokens`` None: the shared buckets cannot pay)."""
-        if tokens is not None and self.budget.try_spend(tokens, self.priority(primary)):
+        if tokens is not None and self.budget.try_spend(tokens, self._priority[primary]):
             return BUDGET
         if floor:
             return RANDOM_FLOOR
