@@ -140,8 +140,16 @@ class NumericRules:
         sources: set[Quantity] = set().union(*(self.extract(source) for source in expected_sources))
         expected = _unique(self.extract(expected_answer))
         # kinds in which the answer says something the reference does not ("30 ngày" beside "7 ngày");
-        # an answer giving one of the reference's two data allowances contradicts neither
-        contradicted = {self.kind(quantity.unit) for quantity in said if quantity not in expected}
+        # an answer giving one of the reference's two data allowances contradicts neither, and one that
+        # gives an expected value beside another the expected sources state ("14 days", then "5 business
+        # days" to the refund) leaves the rest of that kind out ("Thirty days" for Premium subscribers)
+        agreed = {self.kind(quantity.unit) for quantity in said if quantity in expected}
+        contradicted = {
+            kind
+            for quantity in said
+            if quantity not in expected
+            and ((kind := self.kind(quantity.unit)) not in agreed or quantity not in sources)
+        }
         missing = tuple(
             quantity
             for quantity in expected

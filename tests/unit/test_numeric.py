@@ -347,6 +347,32 @@ def test_live_reference_checks_count_a_contradiction_not_an_omission(
     assert rules.kind("business_day") == rules.kind("day") == "duration" and rules.kind("GB") == "data"
 
 
+RETURNS = (
+    "CT-2. Devices may be returned within 14 days of delivery, undamaged and in their original packaging; "
+    "the refund reaches the original payment method within 5 business days after the device reaches our "
+    "warehouse. Premium subscribers who bought online may return within 30 days."
+)
+RETURNS_REFERENCE = "14 days from delivery. (Thirty days applies only to Premium subscribers online.)"
+
+
+@pytest.mark.parametrize(
+    ("answer", "missing"),
+    [
+        ("Within 14 days of delivery; your refund follows within 5 business days.", []),
+        ("Within 14 days of delivery, and 45 days for Premium.", ["Thirty days"]),  # 45: in no source
+        ("You have 5 business days to send it back.", ["14 days", "Thirty days"]),  # no expected value
+        ("You have 30 days.", []),  # the reference's own conditional value: unqualified_condition's job
+    ],
+)
+def test_an_expected_value_said_beside_another_the_sources_state_leaves_the_rest_out(
+    rules: NumericRules, answer: str, missing: list[str]
+) -> None:
+    """A correct answer giving the reference's general value and another figure of the sources (the
+    refund's days) does not contradict the reference's conditional one; a figure in no source does."""
+    live = rules.check_reference(answer, RETURNS_REFERENCE, [RETURNS], omissions=False)
+    assert sorted(q.text for q in live.missing) == sorted(missing)
+
+
 def test_a_kind_naming_an_unknown_unit_is_refused(tmp_path: Path) -> None:
     rules_dir = tmp_path / "numeric"
     shutil.copytree(Path(__file__).resolve().parents[2] / "rules" / "numeric", rules_dir)
