@@ -25,6 +25,7 @@ import functools
 import itertools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -103,6 +104,26 @@ class _Condition:
 
 
 @dataclass(frozen=True, slots=True)
+class _Row:
+    """A value's row in a list of rows: its label's condition (None: the general row) and its span."""
+
+    condition: _Condition | None
+    start: int
+    end: int
+    rows: tuple[tuple[int, int], ...]  # every row of the list
+
+    def govern(self, bound: tuple[_Condition, ...]) -> tuple[_Condition, ...]:
+        """``bound`` without the other rows' labels ("Child" does not govern "Adult: $16.50"), with the
+        row's own label when nothing but a threshold of its own names the case ("U22: 55.000đ")."""
+        other = [(a, b) for a, b in self.rows if (a, b) != (self.start, self.end)]
+        kept = tuple(c for c in bound if not any(a <= c.start < b for a, b in other))
+        own = [c for c in kept if self.start <= c.start < self.end and c.kind != "threshold"]
+        if self.condition is None or own:
+            return kept
+        return (*kept, self.condition)
+
+
+@dataclass(frozen=True, slots=True)
 class _Statement:
     """A value the context states, with the conditions bound to it (none: it holds generally)."""
 
@@ -132,6 +153,7 @@ class _Vocabulary:
         self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
         self.general_words = _words(packs, lambda p: p.general)
+        self.ordinals = frozenset(fold(w) for p in packs for w in p.ordinals)
         self.links = _words(packs, lambda p: p.links)
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
@@ -698,6 +720,7 @@ class ConditionalRules:
         carried: tuple[_Condition, ...] = ()
         threshold: frozenset[_Amount] = frozenset()  # the last threshold's value: "dưới mức đó" names it
         notes = self._footnotes(low, surface, found)
+        rows = self._rows(low, found)
         last = range(0)  # the statements of the last clause that stated values
         clauses = list(_clauses(low))
         for index, (start, end) in enumerate(clauses):
@@ -725,6 +748,8 @@ class ConditionalRules:
                 clocks = [s for s, _, q in here if q.unit == CLOCK]
                 for position, finish, quantity in here:
                     bound = (*(self._bound(text, begin, stop, position, conditions) or carried), *noted)
+                    if position in rows:
+                        bound = rows[position].govern(bound)
                     if quantity.unit == CLOCK:
                         place = (position, finish)
                         days = _days_of(text, begin, stop, place, clocks, conditions)
@@ -740,6 +765,80 @@ class ConditionalRules:
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
             last = range(first, len(out)) if len(out) > first else last
         return tuple(out)
+
+    def _rows(self, low: str, found: Sequence[tuple[int, int, Quantity]]) -> dict[int, _Row]:
+        """The row of each value in a list of rows ("Label: value", "Label | value", also several to a
+        line: "Adult: $16.50 | Child: $11") that states values of one kind in two rows or more: a row's
+        label names its case, and no other row's label governs it. The first row is the general case
+        ("Giá vé 2D: 95.000đ", "Standard | $3.99") unless the rows count tiers ("Bậc 1", "Tier 2",
+        "第二档", "پله دوم": one first word, each label different); a label naming the general case
+        ("Chương trình chuẩn", "Standard") is one too."""
+        rows: list[tuple[int, int, int, str, list[tuple[int, Quantity]]]] = []
+        for begin, stop in _clauses(low):
+            line = low[begin:stop]
+            cells = [(m.start(), m.end()) for m in _CELLS.finditer(line)] if _INLINE.search(line) else []
+            for a, b in cells or [(0, len(line))]:
+                match = _ROW.match(line, a, b)
+                if match is None and _LISTED.search(line):
+                    match = _UNRULED.match(line, a, b)  # "艺术类专业10000元/年；": a label, then its value
+                if match is None:
+                    continue
+                sep = begin + match.end()
+                values = [(s, q) for s, _, q in found if sep <= s < begin + b]
+                if values:
+                    rows.append((begin + a, begin + b, begin + match.start(1), match.group(1), values))
+        kinds = Counter(self.vocabulary.kind(row[4][0][1].unit) for row in rows)
+        rows = [row for row in rows if kinds[self.vocabulary.kind(row[4][0][1].unit)] >= 2]
+        labels = [row[3] for row in rows]
+        if not labels:
+            return {}
+        counted = self._counted(labels)
+        spans = tuple((row[0], row[1]) for row in rows)
+        out: dict[int, _Row] = {}
+        topic = frozenset() if counted else self._label_keys(_plain(labels[0]))  # "Drop-in class": "class"
+        for index, (a, b, start, label, values) in enumerate(rows):
+            condition = None
+            if (index or counted) and self.vocabulary.general.search(label) is None:
+                condition = self._row_condition(label, start, counted=counted, topic=topic)
+            for position, _ in values:
+                out[position] = _Row(condition, a, b, spans)
+        return out
+
+    def _counted(self, labels: Sequence[str]) -> bool:
+        """Whether row labels count tiers: one first word, then one number or ordinal each ("Bậc 1",
+        "Tier 2", "پله دوم"; Chinese "第一档", "第二档"), every label different."""
+        if len(set(labels)) != len(labels) or len({_head(label) for label in labels}) != 1:
+            return False
+        for label in labels:
+            words = _TOKEN.findall(_plain(label)) + _NUMBER.findall(_plain(label))
+            if "\u3400" <= label.lstrip()[:1] <= "\u9fff":
+                if len(_plain(label).replace(" ", "")) > 4:
+                    return False
+            elif len(words) != 2 or not (words[1].isdigit() or words[1] in self.vocabulary.ordinals):
+                return False
+        return True
+
+    def _row_condition(
+        self, label: str, start: int, *, counted: bool, topic: frozenset[str] = frozenset()
+    ) -> _Condition | None:
+        """A row label's condition. A counted tier is its whole label ("bậc 2", "第二档", "پله دوم": "bậc
+        3" is another); a number and its word are one key ("12 tháng": "một tháng" is not it); else
+        the label's tier words or content words."""
+        plain = " ".join(_PAREN.sub(" ", label).translate(_ACCENTS).split())
+        if counted:
+            return _Condition("row", start, start + len(label), frozenset({plain}), phrase=plain)
+        keys = self._label_keys(plain) - topic
+        if all(len(key) < 3 for key in keys):  # "U22 (dưới 22 tuổi, xuất trình CCCD)": the bracket says it
+            keys = self._label_keys(" ".join(label.translate(_ACCENTS).replace("(", " ").replace(")", " ").split()))
+        if not keys:
+            return None
+        return _Condition("row", start, start + len(label), frozenset(keys), phrase=plain)
+
+    def _label_keys(self, plain: str) -> frozenset[str]:
+        numbered = {" ".join(m.group().split()) for m in _NUMBERED.finditer(plain)}
+        words = [w for w in _TOKEN.findall(_NUMBERED.sub(" ", plain)) if self.vocabulary.content(w)]
+        keys = {k for k in self._keys(words) if k not in self.vocabulary.folded_stopwords}
+        return frozenset({k for k in keys if len(k) > 1 or not k.isascii()} | numbered)
 
     def _contrasted(self, low: str, start: int, end: int, next_start: int, next_end: int) -> list[_Condition]:
         """The case a clause names when the next one speaks of the others through the same
@@ -898,6 +997,9 @@ class ConditionalRules:
                         continue  # "riêng" opens a case only where a part starts: "buổi tập riêng" does not
                     kind = "if"
                 stop, keys = self._window(low, match.end(), part_end)
+                everyone = v.general.search(low, match.end(), stop)
+                if everyone is not None and not low[match.end() : everyone.start()].strip():
+                    continue  # "áp dụng cho tất cả tài khoản", "for all customers": the general case
                 if kind == "except" and v.general.search(low, part_start, match.start()):
                     # "All plans except Premium include 5 GB": the general case, less one
                     excluded.append(_Condition(kind, match.start(), max(stop, match.end()), frozenset()))
@@ -1317,8 +1419,28 @@ def _inside(condition: _Condition, others: Iterable[_Condition]) -> bool:
     return any(o.start <= condition.start < o.end for o in others)
 
 
+# a row of a list: an optional bullet, a label without a value, a separator not inside a clock ("9:00")
+_ROW = re.compile(r"\s*(?:[-•*+]\s*)?([^\n:：|｜]{1,60}?)\s*(?<!\d)[:：|｜]")
+_INLINE = re.compile(r"[^|｜]+[:：][^|｜]+\s[|｜]\s[^|｜]+[:：]")  # "Adult: $16.50 | Child: $11"
+_UNRULED = re.compile(r"\s*(?:[-•*+]\s*)?([^\W\d_][^\d\n:：|｜]{0,19}?)\s*(?=[0-9$€£¥])")
+_LISTED = re.compile(r"[；;\n]\s*$")  # a cell of a list: ended by ";" or a line break
+_NUMBERED = re.compile(r"(?<!\w)[0-9]+\s*[^\W\d_]+|[^\W\d_]+\s+[0-9]+(?![0-9])(?!\s*[^\W\d_])")  # "12 tháng", "tier 2": one key
+_CELLS = re.compile(r"[^|｜]+")
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
 _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
+
+
+def _plain(label: str) -> str:
+    """A row label without its brackets, accent-folded, single-spaced."""
+    return " ".join(_PAREN.sub(" ", label).translate(_ACCENTS).split())
+
+
+def _head(label: str) -> str:
+    """A row label's first word ("bậc" of "Bậc 2 (trên 2kg)"; "第" of "第二档"): counted tiers share it."""
+    words = _TOKEN.findall(_PAREN.sub(" ", label))
+    if not words:
+        return ""
+    return words[0][0] if "\u3400" <= words[0][0] <= "\u9fff" else words[0]
 
 
 def _labels(low: str, start: int, end: int) -> bool:

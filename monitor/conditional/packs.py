@@ -66,6 +66,7 @@ class ConditionalPack(BaseModel):
     goods: list[list[Form]] = []
     topics: list[list[Form]] = []
     comparable: list[list[Form]] = []
+    ordinals: list[Form] = []
     hour_words: list[Form] = []
     all_day: list[Form] = []
     am_words: list[Form] = []
