@@ -150,6 +150,7 @@ class _Vocabulary:
         self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
         self.label_tiers = _matcher(packs, lambda p: p.label_tiers, inflected=True)
         self.unions = _matcher(packs, lambda p: p.unions)
+        self.events = _matcher(packs, lambda p: p.events, inflected=True)
         self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
         self.general_words = _words(packs, lambda p: p.general)
@@ -983,6 +984,7 @@ class ConditionalRules:
         v = self.vocabulary
         out: list[_Condition] = []
         excluded: list[_Condition] = []  # "All plans except Premium": Premium is no condition there
+        events: list[tuple[int, int]] = []  # if-clauses naming an event, with their own terms
         markers = (
             ("if", v.if_markers),
             ("lead", v.leading_markers),
@@ -997,6 +999,9 @@ class ConditionalRules:
                         continue  # "riêng" opens a case only where a part starts: "buổi tập riêng" does not
                     kind = "if"
                 stop, keys = self._window(low, match.end(), part_end)
+                if kind == "if" and v.events.search(low, match.end(), max(stop, part_end)) is not None:
+                    events.append((match.start(), part_end))
+                    continue  # "charged if you cancel", "nếu giao trễ": an event the value answers, no case
                 everyone = v.general.search(low, match.end(), stop)
                 if everyone is not None and not low[match.end() : everyone.start()].strip():
                     continue  # "áp dụng cho tất cả tài khoản", "for all customers": the general case
@@ -1016,7 +1021,8 @@ class ConditionalRules:
                         _Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase, aliases=aliases)
                     )
         out += self._thens(low, start, end)
-        out += self._thresholds(low, start, end, values)
+        # "if you cancel more than 2 minutes after": the event's own terms, no case either
+        out += [c for c in self._thresholds(low, start, end, values) if not any(a <= c.start < b for a, b in events)]
         out += [
             _Condition("days", d.start, d.end, frozenset(), phrase=low[d.start : d.end], days=d.days)
             for d in v.clock.days(low, start, end)

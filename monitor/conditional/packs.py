@@ -67,6 +67,7 @@ class ConditionalPack(BaseModel):
     topics: list[list[Form]] = []
     comparable: list[list[Form]] = []
     ordinals: list[Form] = []
+    events: list[Form] = []
     hour_words: list[Form] = []
     all_day: list[Form] = []
     am_words: list[Form] = []
