@@ -830,7 +830,9 @@ class ConditionalRules:
             return _Condition("row", start, start + len(label), frozenset({plain}), phrase=plain)
         keys = self._label_keys(plain) - topic
         if all(len(key) < 3 for key in keys):  # "U22 (dưới 22 tuổi, xuất trình CCCD)": the bracket says it
-            keys = self._label_keys(" ".join(label.translate(_ACCENTS).replace("(", " ").replace(")", " ").split()))
+            keys = self._label_keys(
+                " ".join(label.translate(_ACCENTS).replace("(", " ").replace(")", " ").split())
+            )
         if not keys:
             return None
         return _Condition("row", start, start + len(label), frozenset(keys), phrase=plain)
@@ -1022,7 +1024,11 @@ class ConditionalRules:
                     )
         out += self._thens(low, start, end)
         # "if you cancel more than 2 minutes after": the event's own terms, no case either
-        out += [c for c in self._thresholds(low, start, end, values) if not any(a <= c.start < b for a, b in events)]
+        out += [
+            c
+            for c in self._thresholds(low, start, end, values)
+            if not any(a <= c.start < b for a, b in events)
+        ]
         out += [
             _Condition("days", d.start, d.end, frozenset(), phrase=low[d.start : d.end], days=d.days)
             for d in v.clock.days(low, start, end)
@@ -1430,7 +1436,8 @@ _ROW = re.compile(r"\s*(?:[-•*+]\s*)?([^\n:：|｜]{1,60}?)\s*(?<!\d)[:：|｜
 _INLINE = re.compile(r"[^|｜]+[:：][^|｜]+\s[|｜]\s[^|｜]+[:：]")  # "Adult: $16.50 | Child: $11"
 _UNRULED = re.compile(r"\s*(?:[-•*+]\s*)?([^\W\d_][^\d\n:：|｜]{0,19}?)\s*(?=[0-9$€£¥])")
 _LISTED = re.compile(r"[；;\n]\s*$")  # a cell of a list: ended by ";" or a line break
-_NUMBERED = re.compile(r"(?<!\w)[0-9]+\s*[^\W\d_]+|[^\W\d_]+\s+[0-9]+(?![0-9])(?!\s*[^\W\d_])")  # "12 tháng", "tier 2": one key
+# a number and its word in a row label, one key: "12 tháng", "tier 2" (not "dưới 22" of "dưới 22 tuổi")
+_NUMBERED = re.compile(r"(?<!\w)[0-9]+\s*[^\W\d_]+|[^\W\d_]+\s+[0-9]+(?![0-9])(?!\s*[^\W\d_])")
 _CELLS = re.compile(r"[^|｜]+")
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
 _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
@@ -1443,7 +1450,7 @@ def _plain(label: str) -> str:
 
 def _head(label: str) -> str:
     """A row label's first word ("bậc" of "Bậc 2 (trên 2kg)"; "第" of "第二档"): counted tiers share it."""
-    words = _TOKEN.findall(_PAREN.sub(" ", label))
+    words: list[str] = _TOKEN.findall(_PAREN.sub(" ", label))
     if not words:
         return ""
     return words[0][0] if "\u3400" <= words[0][0] <= "\u9fff" else words[0]
