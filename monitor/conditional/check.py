@@ -1261,6 +1261,8 @@ class ConditionalRules:
         part_start, part_end = _part(low, start, end, match.start())
         noun = " ".join(match.group().split())
         written, low = low, self._unbracketed(low, max(part_start, match.start() - 24), part_end)
+        if low[match.start()].isspace():
+            return None  # "12元/月（需学生认证）": a noun in a bracket is another name or a note, not a group
         if noun in v.before:
             words, first = self._before(low, part_start, match.start()), part_start
             after = self._linked(low, match.end(), part_end)
