@@ -3,7 +3,8 @@
 Prints one JSON line per split: cases, recall of the condition-bound values stated as general (cases
 expecting critical or warning that raise any finding), severity agreement on them, and the false-flag
 rate on the hard negatives (cases expecting none that raise one). ``--errors`` lists the cases the check
-gets wrong; use it on train, train_more, train3 and dev only (test and test3 are for the reported figures).
+gets wrong; use it on train, train_more, train3, train4 and dev only (test, test3 and test4 are for the
+reported figures).
 
     .venv/bin/python scripts/measure_conditional.py train dev test
 """

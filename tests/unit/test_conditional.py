@@ -34,12 +34,16 @@ from measure_conditional import load_cases, measure  # noqa: E402 - the script i
 # Measured on the test split (docs/conditional.md): first run, rules of train and dev only, recall 0.66
 # and false-flag rate 0.068; second run, after train_more.yaml, 0.75 and 0.091; third run (commit
 # 899c6ee, after train3.yaml), 0.79 and 0.091. test3.yaml, written before that round's changes, scored
-# once at the same commit: 0.68 and 0.061; train3.yaml (developed on): 0.86 and 0.0. The floors sit a
-# little under the measured figures, so a regression fails and noise does not.
+# once at the same commit: 0.68 and 0.061; train3.yaml (developed on): 0.86 and 0.0. The fourth round
+# (commit 8f668e3): train4.yaml (developed on) 0.90 and 0.056; test4.yaml (held out, scored once at
+# that commit) 0.60 and 0.051.
+# The floors sit a little under the measured figures, so a regression fails and noise does not.
 TEST_FLOORS = {"recall": 0.76, "false_flag_rate": 0.11}
 HELD_OUT_FLOORS = {
     "test3": {"recall": 0.65, "false_flag_rate": 0.09},
     "train3": {"recall": 0.83, "false_flag_rate": 0.04},
+    "test4": {"recall": 0.57, "false_flag_rate": 0.08},
+    "train4": {"recall": 0.87, "false_flag_rate": 0.07},
 }
 
 PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
@@ -71,8 +75,9 @@ def test_figures_on_the_test_split(rules: ConditionalRules) -> None:
 
 
 @pytest.mark.parametrize("split", sorted(HELD_OUT_FLOORS))
-def test_figures_on_the_third_round_splits(rules: ConditionalRules, split: str) -> None:
-    """On test3 (held out) and train3 (developed on), recall and the false-flag rate stay as measured."""
+def test_figures_on_the_later_round_splits(rules: ConditionalRules, split: str) -> None:
+    """On test3 and test4 (held out) and train3 and train4 (developed on), recall and the false-flag rate
+    stay as measured."""
     figures, _ = measure(rules, load_cases(split))
     assert figures["recall"] >= HELD_OUT_FLOORS[split]["recall"]
     assert figures["false_flag_rate"] <= HELD_OUT_FLOORS[split]["false_flag_rate"]
