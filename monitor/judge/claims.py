@@ -243,6 +243,10 @@ def _expand_list(clause: str, lang: str) -> list[str]:
     else:
         width = min(_size(i, lang) for i in rest)
         prefix, head = _cut_tail(first, width, lang)
+        if prefix[-1:].isdigit():
+            # the cut would part a number from its unit ("8 am to 10" + "pm, seven days a week, on 611"):
+            # the items are no list of like things, so the clause stays one claim
+            return [_strip_conj(clause, lang)]
     joiner = "" if lang == "zh" else " "
     return [f"{prefix}{joiner}{item}".strip() for item in [head, *rest]]
 

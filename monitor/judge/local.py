@@ -35,7 +35,7 @@ import yaml
 
 from monitor import triad
 from monitor.conditional.check import lower
-from monitor.conditional.hours import ClockReader, blank
+from monitor.conditional.hours import EVERY_DAY, ClockReader, blank
 from monitor.conditional.packs import load_packs
 from monitor.embeddings import Embedder, VectorCache, Vectors
 from monitor.exceptions import ConfigError
@@ -604,9 +604,15 @@ class LocalJudge:
     def _clocks(self, text: str) -> tuple[frozenset[tuple[float, str | None]], str]:
         """The clock ranges of ``text`` as quantities, and the text without them."""
         text = nfc(text)  # the clock reader's offsets are those of the NFC text
-        found = self._clock.ranges(lower(text))
-        if not found:
+        low = lower(text)
+        found = self._clock.ranges(low)
+        # "seven days a week", "一周七天": every day, a day set and no quantity (one week, seven days);
+        # blanked on both sides, so "一周七天" agrees with "seven days a week" ("six days a week" is read)
+        every = [(s.start, s.end) for s in self._clock.days(low) if s.days == EVERY_DAY]
+        if not found and not every:
             return frozenset(), text
+        for start, end in every:
+            text = text[:start] + " " * (end - start) + text[end:]
         return frozenset((round(float(q.value), 6), q.unit) for _, _, q in found), blank(text, found)
 
     def _chunk_numbers(self, text: str) -> Numbers:

@@ -150,3 +150,12 @@ def test_comparable_only_where_lexical_support_can_share_words(
     """Two known languages must be the same; an undecided Latin text is comparable with any Latin one."""
     assert comparable(a, b) is expected
     assert comparable(b, a) is expected
+
+
+def test_a_clock_range_is_no_enumeration_prefix() -> None:
+    """ "8 am to 10 pm, seven days a week, on 611 or ..." stays one claim: cutting a list prefix there
+    parted "10" from its "pm"; a list of like items is still expanded."""
+    text = "8 am to 10 pm, seven days a week, on 611 or 1-800-555-0142."
+    assert [c.text for c in split_claims(text, "en")] == [text.rstrip(".")]
+    listed = [c.text for c in split_claims("They include flour, sugar, butter and eggs.", "en")]
+    assert listed == ["They include flour", "They include sugar", "They include butter", "They include eggs"]
