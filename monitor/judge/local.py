@@ -80,6 +80,7 @@ _FLIP = FEATURES.index("flip")
 _SIMILARITY = FEATURES.index("answer_similarity")
 # context sentences whose e5 rows are kept (``answer_similarity``): popular chunks recur across traces
 _SENTENCE_VECTORS = 2048
+_PHONE_MIN = 100  # the smallest number a context sentence's contact pointer is read as a phone line by
 Numbers = tuple[frozenset[tuple[float, str | None]], frozenset[float]]  # quantities, bare values
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -232,6 +233,8 @@ class LocalJudgeRules:
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
+    exclusions: re.Pattern[str] | None = None  # "except", "trừ", "除": what follows them is left out
+    contact_calls: re.Pattern[str] | None = None  # "call", "gọi", "拨打": a phone line's pointer words
     abstention_clauses: AbstentionClauses = AbstentionClauses()
     politeness: frozenset[str] = frozenset()  # answer_politeness: words after an opening particle
     unreadable_markers: frozenset[str] = frozenset()  # relevance.unreadable: questions e5 cannot read
@@ -288,6 +291,12 @@ class LocalJudgeRules:
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
+                exclusions=_trailing(_words(data.get("exclusions", {}))),
+                contact_calls=_alternation(
+                    frozenset(
+                        _lowered(str(w)) for ws in (data.get("contact_calls") or {}).values() for w in ws
+                    )
+                ),
                 abstention_clauses=AbstentionClauses.load(packs),
                 supported_from=float(data.get("score_scale", {}).get("supported_from", 0.8)),
                 unsupported_below=float(data.get("score_scale", {}).get("unsupported_below", 0.7)),
@@ -655,6 +664,7 @@ class LocalJudge:
         claims = tuple(c for c in split_claims(item.answer, item.language) if self._is_claim(c.text))
         sentences, owner = _context_sentences(item)
         context = self._context(item, sentences, language)
+        claims = tuple(c for c in claims if not self._pointer(c.text, context))
         stop = self.rules.stopwords
         window_units = [set(u) for u in context.sentence_units]
         windows = [_window(window_units, owner, i) for i in range(len(sentences))]
@@ -721,6 +731,9 @@ class LocalJudge:
             held, numbers = self._chunk_numbers(chunk.text)
             quantities |= held
             values |= numbers
+        # a phone line's number has three digits or more: "SP-4. ... call support" states none
+        calls = (self._numbers_of(s)[1] for s in sentences if self._calls(s))
+        contacts = frozenset(v for values in calls for v in values if v >= _PHONE_MIN)
         return _Context(
             index,
             sentence_units,
@@ -729,7 +742,29 @@ class LocalJudge:
             sentences,
             fold(item.question),
             self.rules.conditions_for(language),
+            contacts,
         )
+
+    def _calls(self, text: str) -> bool:
+        """The text points to a phone line or support: a ``contact_calls`` word or a ``contact:`` phrase."""
+        pattern = self.rules.contact_calls
+        if pattern is not None and pattern.search(_lowered(text)):
+            return True
+        folded = fold(text)
+        return any(p in folded for p in self.rules.contact)
+
+    def _pointer(self, text: str, context: _Context) -> bool:
+        """A contact pointer with a phone number ("If it's been longer, contact support at 611", "quá hạn
+        thì gọi 611 nhé"): where to ask, not a policy fact, when the chunks hold each of its numbers or
+        state no contact number at all. Beside a contact number the chunks do state, another one is a
+        claim (a wrong hotline), and so is a pointer with a quantity or a clock ("call 611 within 14
+        days")."""
+        if not self._calls(text):
+            return False
+        quantities, values = self._numbers_of(text)
+        if quantities or not values:
+            return False
+        return values <= context.values or not context.contacts
 
     def _claim_features(
         self, text: str, context: _Context, window: Vector, polarity: Polarity, order: float, anchor: float
@@ -810,9 +845,19 @@ class LocalJudge:
         for quantity in said:
             key = (round(float(quantity.value), 6), quantity.unit)
             holders = [s for s in context.sentences if key in self._sentence_quantities(s)]
-            if holders and all(set(pattern.findall(fold(s))) - known for s in holders):
+            if holders and all(_unmet(self._restricting(pattern, fold(s)), known) for s in holders):
                 return True
         return False
+
+    def _restricting(self, pattern: re.Pattern[str], folded: str) -> set[str]:
+        """The condition words of a (folded) sentence that restrict its values: not one an exclusion
+        word stands just before ("All plans except Premium include 5 GB" gives 5 GB to everyone else)."""
+        excluded = self.rules.exclusions
+        return {
+            m.group()
+            for m in pattern.finditer(folded)
+            if excluded is None or not excluded.search(folded[max(m.start() - 40, 0) : m.start()])
+        }
 
     def _sentence_quantities(self, sentence: str) -> frozenset[tuple[float, str | None]]:
         found = self._quantities.get(sentence)
@@ -959,6 +1004,7 @@ class _Context:
     sentences: Sequence[str] = ()
     question: str = ""  # folded
     conditions: re.Pattern[str] | None = None  # the condition words of the trace's language
+    contacts: frozenset[float] = frozenset()  # the numbers of context sentences pointing to a phone line
 
 
 def _alternation(words: frozenset[str]) -> re.Pattern[str] | None:
@@ -969,6 +1015,21 @@ def _alternation(words: frozenset[str]) -> re.Pattern[str] | None:
     # CJK has no spaces between words: its phrases match anywhere
     parts = [re.escape(w) if _CJK_RUN.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)" for w in ordered]
     return re.compile("|".join(parts))
+
+
+def _trailing(words: frozenset[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of the (folded) words at the end of a text, up to two words after it
+    ("except the Premium", "trừ gói")."""
+    alternation = _alternation(words)
+    if alternation is None:
+        return None
+    return re.compile(rf"(?:{alternation.pattern})\s*(?:[^\s{CJK}]+\s+){{0,2}}$")
+
+
+def _unmet(conditions: set[str], known: set[str]) -> set[str]:
+    """The condition words none of ``known`` carries: a word is carried by itself or by another form of
+    it ("subscriber" for the chunk's "subscribers", "member" for "membership")."""
+    return {w for w in conditions if not any(w.startswith(k) or k.startswith(w) for k in known)}
 
 
 def _names(question: str) -> list[str]:

@@ -87,8 +87,12 @@ def test_an_honest_abstention_pointing_to_support_has_no_claim(judge: LocalJudge
     result = run(judge, "Shop có bán vé máy bay không?", answer, [])
     assert result.verdicts.abstained and result.verdicts.claims == ()
     assert result.scores.faithfulness is None
-    numbered = run(judge, "Hỏi gì?", "Gọi 1900 9999 để liên hệ CSKH.", [FREE])
-    assert len(numbered.verdicts.claims) == 1  # a phone number is a fact to check
+    # a phone number is a fact to check where the chunks state a contact number; where they state none
+    # it cannot be checked, like the pointer without one
+    hotline = "Gọi tổng đài 1900 1234 để được hỗ trợ."
+    numbered = run(judge, "Hỏi gì?", "Gọi 1900 9999 để liên hệ CSKH.", [FREE, hotline])
+    assert len(numbered.verdicts.claims) == 1 and not numbered.verdicts.claims[0].supported
+    assert run(judge, "Hỏi gì?", "Gọi 1900 9999 để liên hệ CSKH.", [FREE]).verdicts.claims == ()
 
 
 def test_a_claim_that_drops_the_members_only_condition_is_not_supported(judge: LocalJudge) -> None:
