@@ -80,6 +80,7 @@ _FLIP = FEATURES.index("flip")
 _SIMILARITY = FEATURES.index("answer_similarity")
 # context sentences whose e5 rows are kept (``answer_similarity``): popular chunks recur across traces
 _SENTENCE_VECTORS = 2048
+_PHONE_RUN = re.compile(r"\+?\d(?:[\d().\- ]*\d)?")  # a phone number's digits and separators
 _PHONE_MIN = 100  # the smallest number a context sentence's contact pointer is read as a phone line by
 Numbers = tuple[frozenset[tuple[float, str | None]], frozenset[float]]  # quantities, bare values
 
@@ -761,8 +762,13 @@ class LocalJudge:
         days")."""
         if not self._calls(text):
             return False
+        # every number of it is a phone line (three digits or more: "611", "1-800-555-0142"); "Call 611
+        # between 8 am and 10 pm" also states the hours, a fact to check
+        rest = _PHONE_RUN.sub(
+            lambda m: " " if sum(ch.isdigit() for ch in m.group()) >= 3 else m.group(), text
+        )
         quantities, values = self._numbers_of(text)
-        if quantities or not values:
+        if quantities or not values or any(ch.isdigit() for ch in rest):
             return False
         return values <= context.values or not context.contacts
 

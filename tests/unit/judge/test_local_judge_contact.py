@@ -130,3 +130,10 @@ def test_a_section_label_is_no_contact_number(judge: LocalJudge) -> None:
     assert claims(judge, "We block the line within 1 hour. Then call 612.", [lost, HOURS])[1:] == [
         "Then call 612"
     ]
+
+
+def test_a_contact_pointer_stating_hours_is_a_claim(judge: LocalJudge) -> None:
+    """ "Call 611 between 8 am and 10 pm" also states the hours: a claim, and a wrong hour is in no chunk."""
+    answer = "Call 611 between 8 am and 10 pm, any day of the week."
+    assert claims(judge, answer, [HOURS]) == [answer.rstrip(".")]
+    assert claims(judge, "Call 611 or 1-800-555-0142 for help.", [HOURS]) == []
