@@ -777,7 +777,7 @@ class ConditionalRules:
         rows: list[tuple[int, int, int, str, list[tuple[int, Quantity]]]] = []
         for begin, stop in _clauses(low):
             line = low[begin:stop]
-            cells = [(m.start(), m.end()) for m in _CELLS.finditer(line)] if _INLINE.search(line) else []
+            cells = [(m.start(), m.end()) for m in _CELLS.finditer(line)] if _inline(line) else []
             for a, b in cells or [(0, len(line))]:
                 match = _ROW.match(line, a, b)
                 if match is None and _LISTED.search(line):
@@ -1435,7 +1435,22 @@ def _inside(condition: _Condition, others: Iterable[_Condition]) -> bool:
 
 # a row of a list: an optional bullet, a label without a value, a separator not inside a clock ("9:00")
 _ROW = re.compile(r"\s*(?:[-•*+]\s*)?([^\n:：|｜]{1,60}?)\s*(?<!\d)[:：|｜]")
-_INLINE = re.compile(r"[^|｜]+[:：][^|｜]+\s[|｜]\s[^|｜]+[:：]")  # "Adult: $16.50 | Child: $11"
+_PIPE = re.compile(r"\s[|｜]\s")
+_COLON = re.compile(r"[:：]")
+
+
+def _inline(line: str) -> bool:
+    """Whether a line holds several "Label: value" cells split by " | " ("Adult: $16.50 | Child: $11").
+
+    Split, not one regex: a pattern of three unbounded runs backtracked in cubic time on a long line
+    of colons without a pipe (a flattened price table: 16 s for 4,000 characters).
+    """
+    if "|" not in line and "｜" not in line:
+        return False
+    cells = _PIPE.split(line)
+    return any(_COLON.search(a) and _COLON.search(b) for a, b in zip(cells, cells[1:], strict=False))
+
+
 _UNRULED = re.compile(r"\s*(?:[-•*+]\s*)?([^\W\d_][^\d\n:：|｜]{0,19}?)\s*(?=[0-9$€£¥])")
 _LISTED = re.compile(r"[；;\n]\s*$")  # a cell of a list: ended by ";" or a line break
 # a number and its word in a row label, one key: "12 tháng", "tier 2" (not "dưới 22" of "dưới 22 tuổi")
@@ -1468,8 +1483,14 @@ def _digit_between(text: str, start: int, end: int) -> bool:
     return any(char.isdigit() for char in text[start:end])
 
 
+_REACH = 400  # characters a comma part reaches either side of its value: an unpunctuated run is no part
+
+
 def _part(low: str, start: int, end: int, position: int) -> tuple[int, int]:
-    """The comma part of the clause ``low[start:end]`` around ``position``."""
+    """The comma part of the clause ``low[start:end]`` around ``position``, at most ``_REACH``
+    characters either side (a flattened table without punctuation would otherwise make every value's
+    part the whole chunk, and the work per chunk quadratic)."""
+    start, end = max(start, position - _REACH), min(end, position + _REACH)
     part_start, part_end = start, end
     for match in _COMMA.finditer(low, start, end):
         if match.end() <= position:
