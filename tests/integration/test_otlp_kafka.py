@@ -77,5 +77,5 @@ def test_otlp_json_and_native_records_share_a_topic_in_auto_format(
     total = 3 + len(spec_ids)
     daemon.wait_metric("ragmon_traces_total", total, 60, **OK)
     assert daemon.metric("ragmon_traces_total", outcome="invalid") == 0
-    assert sorted(daemon.trace_ids()) == sorted([proto_id, mapped_id, *spec_ids, "native-1"])
+    assert set(daemon.trace_ids()) == {proto_id, mapped_id, *spec_ids, "native-1"}  # at-least-once
     assert daemon.stop() == 0
