@@ -75,6 +75,17 @@ UPDATE review_cases SET status = 'promoted', promoted_source = ?, golden_version
 WHERE trace_id = ?
 """
 _EXISTS = "EXISTS (SELECT 1 FROM {table} x WHERE x.trace_id = c.trace_id AND x.{column} = ?)"
+# CaseFilter fields compared as they are, and the moments compared through the backend's time type.
+_VALUE_FILTERS = {
+    "reason": _EXISTS.format(table="review_flags", column="reason"),
+    "severity": _EXISTS.format(table="review_flags", column="severity"),
+    "sample": _EXISTS.format(table="review_samples", column="batch"),
+}
+_TIME_FILTERS = {
+    "since": "c.created_at >= ?",
+    "until": "c.created_at < ?",
+    "labelled_since": "c.labelled_at >= ?",
+}
 _MARK_SAMPLE = """
 INSERT INTO review_samples (batch, trace_id, pick, picked_at)
 SELECT ?, trace_id, ?, ? FROM review_cases WHERE trace_id = ?
@@ -206,14 +217,12 @@ class ReviewStore:
         return found
 
     def _where(self, f: CaseFilter) -> tuple[str, list[Any]]:
+        """The WHERE clause and parameters of ``f``: one clause per field that is set."""
         clauses: list[str] = []
         params: list[Any] = []
         if f.status is not None:
             clauses.append("c.status = ?")
             params.append(str(f.status))
-        if f.reason is not None:
-            clauses.append(_EXISTS.format(table="review_flags", column="reason"))
-            params.append(f.reason)
         if f.version is not None:
             clauses.append("(c.model_id = ? OR c.prompt_version = ? OR c.index_version = ?)")
             params.extend([f.version] * 3)
@@ -222,21 +231,16 @@ class ReviewStore:
             if value is not None:
                 clauses.append(f"c.{column} = ?")
                 params.append(value)
-        if f.severity is not None:
-            clauses.append(_EXISTS.format(table="review_flags", column="severity"))
-            params.append(f.severity)
-        if f.since is not None:
-            clauses.append("c.created_at >= ?")
-            params.append(self._db.time_param(f.since))
-        if f.until is not None:
-            clauses.append("c.created_at < ?")
-            params.append(self._db.time_param(f.until))
-        if f.sample is not None:
-            clauses.append(_EXISTS.format(table="review_samples", column="batch"))
-            params.append(f.sample)
-        if f.labelled_since is not None:
-            clauses.append("c.labelled_at >= ?")
-            params.append(self._db.time_param(f.labelled_since))
+        for name, clause in _VALUE_FILTERS.items():
+            value = getattr(f, name)
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        for name, clause in _TIME_FILTERS.items():
+            moment = getattr(f, name)
+            if moment is not None:
+                clauses.append(clause)
+                params.append(self._db.time_param(moment))
         if f.labelled is not None:
             clauses.append("c.verdict IS NOT NULL" if f.labelled else "c.verdict IS NULL")
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
