@@ -19,7 +19,7 @@ import yaml
 
 from monitor import __version__
 from monitor.config import Settings, config_summary, load_settings, masked
-from monitor.exceptions import ConfigError, RagmonError
+from monitor.exceptions import RagmonError, report
 from monitor.gate.cli import add_parser as add_gate_parser
 from monitor.judge.eval_cli import add_parser as add_eval_parser
 from monitor.logging import configure_logging
@@ -181,12 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``ragmon review list | head``): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
-    except ConfigError as exc:
-        print(f"ragmon: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except RagmonError as exc:
-        print(f"ragmon: {exc}", file=sys.stderr)
-        return EXIT_FAILURE
+        return report("ragmon", exc)
     return code
 
 

@@ -19,6 +19,8 @@ with ``raise X(...) from exc``.
 
 from __future__ import annotations
 
+import sys
+
 
 class RagmonError(Exception):
     """Base of every error ragmon raises on purpose."""
@@ -71,3 +73,9 @@ class StoreRejected(StoreError):
 
 class SourceError(RagmonError):
     """The trace source could not be opened or read."""
+
+
+def report(program: str, exc: RagmonError) -> int:
+    """Print ``exc`` as one line naming ``program`` on stderr; the exit code: 2 for settings, else 1."""
+    print(f"{program}: {exc}", file=sys.stderr)
+    return 2 if isinstance(exc, ConfigError) else 1

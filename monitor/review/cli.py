@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from monitor.config import load_settings
-from monitor.exceptions import ConfigError, RagmonError
+from monitor.exceptions import RagmonError, report
 from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
 from monitor.review import sample as sample_mod
@@ -182,12 +182,8 @@ def _run(args: argparse.Namespace, action: Callable[[ReviewStore], int]) -> int:
     try:
         with open_store(store_url(args), create=False) as store:
             return action(store)
-    except ConfigError as exc:
-        print(f"ragmon review: {exc}", file=sys.stderr)
-        return 2
     except RagmonError as exc:
-        print(f"ragmon review: {exc}", file=sys.stderr)
-        return 1
+        return report("ragmon review", exc)
 
 
 def _emit_json(value: Any) -> None:

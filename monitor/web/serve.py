@@ -16,7 +16,7 @@ from types import FrameType
 import structlog
 
 from monitor.config import REVIEW_TOKEN_ENV, review_token
-from monitor.exceptions import ConfigError, RagmonError
+from monitor.exceptions import RagmonError, report
 from monitor.flags import FlagRules
 from monitor.http import BoundedServer
 from monitor.logging import configure_logging
@@ -72,12 +72,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             with BoundedServer(app, args.host, args.port, name="ragmon-review", setting="review") as server:
                 _announce(args, server.port, store.description, token is not None)
                 _wait_for_signal()
-    except ConfigError as exc:
-        print(f"ragmon review serve: {exc}", file=sys.stderr)
-        return 2
     except RagmonError as exc:
-        print(f"ragmon review serve: {exc}", file=sys.stderr)
-        return 1
+        return report("ragmon review serve", exc)
     log.info("review_serve_stopped")
     return 0
 
