@@ -52,6 +52,7 @@ DOMAINS = {
     "clinic": DATA / "clinic.domain.json",
     "isp": DATA / "isp.domain.json",
     "bank": DATA / "bank.domain.json",
+    "airline": DATA / "airline.domain.json",
 }
 
 
