@@ -34,8 +34,8 @@ unit: $(BIN)/ragmon ## run the fast unit tests only
 	$(BIN)/pytest -m "not integration and not bench and not llm" tests
 
 lint: $(BIN)/ragmon ## ruff
-	$(BIN)/ruff check monitor tests
-	$(BIN)/ruff format --check monitor tests
+	$(BIN)/ruff check monitor tests scripts
+	$(BIN)/ruff format --check monitor tests scripts
 
 typecheck: $(BIN)/ragmon ## mypy strict on monitor/
 	$(BIN)/mypy

@@ -45,7 +45,9 @@ def main() -> None:
                 "max_tokens": 64,
             }
             t0 = time.perf_counter()
-            httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=600).raise_for_status()
+            httpx.post(
+                f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=600
+            ).raise_for_status()
             wall = time.perf_counter() - t0
             perf: dict[str, tuple[int, float]] = {}
             for _ in range(30):  # the perf lines reach the log just after the response

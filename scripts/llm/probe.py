@@ -141,7 +141,9 @@ def call(
         r = client.post(path, json=body)
     dt = time.perf_counter() - t0
     time.sleep(0.2)  # let the server flush its perf lines
-    md(f"Response: HTTP {r.status_code} in {dt:.2f}s (openai-processing-ms: {r.headers.get('openai-processing-ms')})")
+    md(
+        f"Response: HTTP {r.status_code} in {dt:.2f}s (openai-processing-ms: {r.headers.get('openai-processing-ms')})"
+    )
     perf = perf_since(off)
     if perf:
         md(f"Server timings: {perf}")
@@ -179,20 +181,53 @@ def probes(client: httpx.Client) -> None:
     call(client, "GET /v1/models", None, method="GET", path="models")
 
     md("## Plain chat completions")
-    r, _ = call(client, "Short answer, temperature 0", {
-        **base, "messages": [{"role": "user", "content": "What is the capital of France? Answer in one sentence."}],
-        "temperature": 0, "max_tokens": 64,
-    })
-    call(client, "Longer generation (tokens/s), temperature 0", {
-        **base, "messages": [{"role": "user", "content": "Explain in about 150 words what a retrieval-augmented generation system is."}],
-        "temperature": 0, "max_tokens": 256,
-    })
-    call(client, "The `model` field: an unknown name", {
-        "model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say OK."}], "temperature": 0, "max_tokens": 8,
-    }, note="The server has one model; does it reject or ignore another name?")
-    call(client, "The `model` field: absent", {
-        "messages": [{"role": "user", "content": "Say OK."}], "temperature": 0, "max_tokens": 8,
-    })
+    r, _ = call(
+        client,
+        "Short answer, temperature 0",
+        {
+            **base,
+            "messages": [
+                {"role": "user", "content": "What is the capital of France? Answer in one sentence."}
+            ],
+            "temperature": 0,
+            "max_tokens": 64,
+        },
+    )
+    call(
+        client,
+        "Longer generation (tokens/s), temperature 0",
+        {
+            **base,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": "Explain in about 150 words what a retrieval-augmented generation system is.",
+                }
+            ],
+            "temperature": 0,
+            "max_tokens": 256,
+        },
+    )
+    call(
+        client,
+        "The `model` field: an unknown name",
+        {
+            "model": "gpt-4o-mini",
+            "messages": [{"role": "user", "content": "Say OK."}],
+            "temperature": 0,
+            "max_tokens": 8,
+        },
+        note="The server has one model; does it reject or ignore another name?",
+    )
+    call(
+        client,
+        "The `model` field: absent",
+        {
+            "messages": [{"role": "user", "content": "Say OK."}],
+            "temperature": 0,
+            "max_tokens": 8,
+        },
+    )
 
     md("## response_format")
     person_schema = {
@@ -207,14 +242,31 @@ def probes(client: httpx.Client) -> None:
         "additionalProperties": False,
     }
     prompt = [{"role": "user", "content": "Tell me about Paris."}]
-    call(client, "OpenAI form: type json_schema (strict)", {
-        **base, "messages": prompt, "temperature": 0, "max_tokens": 128,
-        "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": person_schema, "strict": True}},
-    })
-    r, _ = call(client, "llama-cpp-python form: type json_object with schema (prompt does not mention JSON)", {
-        **base, "messages": prompt, "temperature": 0, "max_tokens": 128,
-        "response_format": {"type": "json_object", "schema": person_schema},
-    })
+    call(
+        client,
+        "OpenAI form: type json_schema (strict)",
+        {
+            **base,
+            "messages": prompt,
+            "temperature": 0,
+            "max_tokens": 128,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "x", "schema": person_schema, "strict": True},
+            },
+        },
+    )
+    r, _ = call(
+        client,
+        "llama-cpp-python form: type json_object with schema (prompt does not mention JSON)",
+        {
+            **base,
+            "messages": prompt,
+            "temperature": 0,
+            "max_tokens": 128,
+            "response_format": {"type": "json_object", "schema": person_schema},
+        },
+    )
     md(f"Check: {check_json(content(r), list(person_schema['properties']))}")
     md()
     verdict_schema = {
@@ -223,34 +275,75 @@ def probes(client: httpx.Client) -> None:
         "required": ["verdict", "score"],
         "additionalProperties": False,
     }
-    r, _ = call(client, "type json_object with a schema the prompt has nothing to do with (enum + integer)", {
-        **base, "messages": [{"role": "user", "content": "Write a haiku about autumn."}], "temperature": 0,
-        "max_tokens": 64, "response_format": {"type": "json_object", "schema": verdict_schema},
-    }, note="If the grammar constrains decoding, a haiku request still yields {verdict, score}.")
+    r, _ = call(
+        client,
+        "type json_object with a schema the prompt has nothing to do with (enum + integer)",
+        {
+            **base,
+            "messages": [{"role": "user", "content": "Write a haiku about autumn."}],
+            "temperature": 0,
+            "max_tokens": 64,
+            "response_format": {"type": "json_object", "schema": verdict_schema},
+        },
+        note="If the grammar constrains decoding, a haiku request still yields {verdict, score}.",
+    )
     md(f"Check: {check_json(content(r), list(verdict_schema['properties']))}")
     md()
-    r, _ = call(client, "type json_object without schema (prompt does not mention JSON)", {
-        **base, "messages": prompt, "temperature": 0, "max_tokens": 128,
-        "response_format": {"type": "json_object"},
-    })
+    r, _ = call(
+        client,
+        "type json_object without schema (prompt does not mention JSON)",
+        {
+            **base,
+            "messages": prompt,
+            "temperature": 0,
+            "max_tokens": 128,
+            "response_format": {"type": "json_object"},
+        },
+    )
     md(f"Check: {check_json(content(r))}")
     md()
-    r, _ = call(client, "type json_object with schema, max_tokens too small for the object", {
-        **base, "messages": prompt, "temperature": 0, "max_tokens": 12,
-        "response_format": {"type": "json_object", "schema": person_schema},
-    }, note="A grammar cannot close the object when generation is cut: the reply is truncated JSON.")
+    r, _ = call(
+        client,
+        "type json_object with schema, max_tokens too small for the object",
+        {
+            **base,
+            "messages": prompt,
+            "temperature": 0,
+            "max_tokens": 12,
+            "response_format": {"type": "json_object", "schema": person_schema},
+        },
+        note="A grammar cannot close the object when generation is cut: the reply is truncated JSON.",
+    )
     md(f"Check: {check_json(content(r))}")
     md()
-    r, _ = call(client, "No response_format, prompt asks for JSON", {
-        **base, "temperature": 0, "max_tokens": 128,
-        "messages": [{"role": "user", "content": "Give me a JSON object with keys city, country, population_millions and is_capital for Paris."}],
-    })
+    r, _ = call(
+        client,
+        "No response_format, prompt asks for JSON",
+        {
+            **base,
+            "temperature": 0,
+            "max_tokens": 128,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": "Give me a JSON object with keys city, country, population_millions and is_capital for Paris.",
+                }
+            ],
+        },
+    )
     md(f"Check: {check_json(content(r))}")
     md()
-    call(client, "response_format type text", {
-        **base, "messages": [{"role": "user", "content": "Say OK."}], "temperature": 0, "max_tokens": 8,
-        "response_format": {"type": "text"},
-    })
+    call(
+        client,
+        "response_format type text",
+        {
+            **base,
+            "messages": [{"role": "user", "content": "Say OK."}],
+            "temperature": 0,
+            "max_tokens": 8,
+            "response_format": {"type": "text"},
+        },
+    )
 
     md("## Determinism: temperature, seed")
     story = [{"role": "user", "content": "Invent a one-sentence story about a cat."}]
@@ -272,38 +365,95 @@ def probes(client: httpx.Client) -> None:
     md()
 
     md("## max_tokens and usage")
-    call(client, "max_tokens 5", {
-        **base, "messages": [{"role": "user", "content": "Count from 1 to 20."}], "temperature": 0, "max_tokens": 5,
-    })
+    call(
+        client,
+        "max_tokens 5",
+        {
+            **base,
+            "messages": [{"role": "user", "content": "Count from 1 to 20."}],
+            "temperature": 0,
+            "max_tokens": 5,
+        },
+    )
 
     md("## Errors")
     call(client, "Malformed JSON body", None, raw=b'{"messages": [', note="")
     call(client, "messages missing", {**base, "temperature": 0})
     call(client, "Invalid role", {**base, "messages": [{"role": "judge", "content": "hi"}], "max_tokens": 8})
-    call(client, "temperature of the wrong type", {**base, "messages": [{"role": "user", "content": "hi"}], "temperature": "hot"})
-    call(client, "max_tokens negative", {**base, "messages": [{"role": "user", "content": "hi"}], "max_tokens": -3})
+    call(
+        client,
+        "temperature of the wrong type",
+        {**base, "messages": [{"role": "user", "content": "hi"}], "temperature": "hot"},
+    )
+    call(
+        client,
+        "max_tokens negative",
+        {**base, "messages": [{"role": "user", "content": "hi"}], "max_tokens": -3},
+    )
     big = "lorem ipsum dolor sit amet " * 1200  # ~6k tokens > n_ctx 4096
-    call(client, "Context overflow: prompt longer than n_ctx", {
-        **base, "messages": [{"role": "user", "content": big}], "max_tokens": 16,
-    }, show_request={**base, "messages": [{"role": "user", "content": "<'lorem ipsum dolor sit amet ' x 1200, ~6k tokens>"}], "max_tokens": 16})
+    call(
+        client,
+        "Context overflow: prompt longer than n_ctx",
+        {
+            **base,
+            "messages": [{"role": "user", "content": big}],
+            "max_tokens": 16,
+        },
+        show_request={
+            **base,
+            "messages": [{"role": "user", "content": "<'lorem ipsum dolor sit amet ' x 1200, ~6k tokens>"}],
+            "max_tokens": 16,
+        },
+    )
     mid = "lorem ipsum dolor sit amet " * 500  # ~3k tokens
-    call(client, "Context overflow: prompt fits but prompt + max_tokens does not", {
-        **base, "messages": [{"role": "user", "content": mid}], "max_tokens": 2000,
-    }, show_request={**base, "messages": [{"role": "user", "content": "<'lorem ipsum dolor sit amet ' x 500, ~3k tokens>"}], "max_tokens": 2000})
+    call(
+        client,
+        "Context overflow: prompt fits but prompt + max_tokens does not",
+        {
+            **base,
+            "messages": [{"role": "user", "content": mid}],
+            "max_tokens": 2000,
+        },
+        show_request={
+            **base,
+            "messages": [{"role": "user", "content": "<'lorem ipsum dolor sit amet ' x 500, ~3k tokens>"}],
+            "max_tokens": 2000,
+        },
+    )
     call(client, "Unknown path", None, method="GET", path="nope")
 
     md("## Judge prompt: claims with support (json_object + schema, the grammar-constrained form)")
-    for lang, (q, ch, a) in {"vi": (VI_QUESTION, VI_CHUNKS, VI_ANSWER), "en": (EN_QUESTION, EN_CHUNKS, EN_ANSWER)}.items():
-        msgs = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": judge_user(q, ch, a)}]
-        r, _ = call(client, f"{lang}: json_object + schema", {
-            **base, "messages": msgs, "temperature": 0, "max_tokens": 400,
-            "response_format": {"type": "json_object", "schema": CLAIMS_SCHEMA},
-        })
+    for lang, (q, ch, a) in {
+        "vi": (VI_QUESTION, VI_CHUNKS, VI_ANSWER),
+        "en": (EN_QUESTION, EN_CHUNKS, EN_ANSWER),
+    }.items():
+        msgs = [
+            {"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": judge_user(q, ch, a)},
+        ]
+        r, _ = call(
+            client,
+            f"{lang}: json_object + schema",
+            {
+                **base,
+                "messages": msgs,
+                "temperature": 0,
+                "max_tokens": 400,
+                "response_format": {"type": "json_object", "schema": CLAIMS_SCHEMA},
+            },
+        )
         md(f"Check: {check_json(content(r), ['claims'])}")
         md()
-        r, _ = call(client, f"{lang}: no response_format (instructions only)", {
-            **base, "messages": msgs, "temperature": 0, "max_tokens": 400,
-        })
+        r, _ = call(
+            client,
+            f"{lang}: no response_format (instructions only)",
+            {
+                **base,
+                "messages": msgs,
+                "temperature": 0,
+                "max_tokens": 400,
+            },
+        )
         md(f"Check: {check_json(content(r), ['claims'])}")
         md()
 
@@ -312,19 +462,44 @@ def probes(client: httpx.Client) -> None:
         "Chính sách đổi trả áp dụng cho sản phẩm còn nguyên tem mác, chưa qua sử dụng và có hóa đơn mua hàng. "
         "Khách hàng liên hệ tổng đài hoặc gửi yêu cầu trên ứng dụng, nhân viên sẽ xác nhận trong 24 giờ. "
     )
-    chunks = [VI_CHUNKS[0] + " " + filler_vi * 3, VI_CHUNKS[1] + " " + filler_vi * 3, VI_CHUNKS[2] + " " + filler_vi * 3,
-              filler_vi * 4, filler_vi * 4]
-    msgs = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": judge_user(VI_QUESTION, chunks, VI_ANSWER)}]
-    call(client, "5 Vietnamese chunks, json_object + schema", {
-        **base, "messages": msgs, "temperature": 0, "max_tokens": 400,
-        "response_format": {"type": "json_object", "schema": CLAIMS_SCHEMA},
-    }, show_request={**base, "messages": [msgs[0], {"role": "user", "content": msgs[1]["content"][:600] + " ..."}],
-                     "temperature": 0, "max_tokens": 400, "response_format": {"type": "json_object", "schema": "<CLAIMS_SCHEMA>"}})
+    chunks = [
+        VI_CHUNKS[0] + " " + filler_vi * 3,
+        VI_CHUNKS[1] + " " + filler_vi * 3,
+        VI_CHUNKS[2] + " " + filler_vi * 3,
+        filler_vi * 4,
+        filler_vi * 4,
+    ]
+    msgs = [
+        {"role": "system", "content": JUDGE_SYSTEM},
+        {"role": "user", "content": judge_user(VI_QUESTION, chunks, VI_ANSWER)},
+    ]
+    call(
+        client,
+        "5 Vietnamese chunks, json_object + schema",
+        {
+            **base,
+            "messages": msgs,
+            "temperature": 0,
+            "max_tokens": 400,
+            "response_format": {"type": "json_object", "schema": CLAIMS_SCHEMA},
+        },
+        show_request={
+            **base,
+            "messages": [msgs[0], {"role": "user", "content": msgs[1]["content"][:600] + " ..."}],
+            "temperature": 0,
+            "max_tokens": 400,
+            "response_format": {"type": "json_object", "schema": "<CLAIMS_SCHEMA>"},
+        },
+    )
 
 
 def concurrency(base_url: str) -> None:
     md("## Two requests at once")
-    body = {"messages": [{"role": "user", "content": "Count from 1 to 30, comma separated."}], "temperature": 0, "max_tokens": 120}
+    body = {
+        "messages": [{"role": "user", "content": "Count from 1 to 30, comma separated."}],
+        "temperature": 0,
+        "max_tokens": 120,
+    }
 
     async def one(c: httpx.AsyncClient, i: int) -> tuple[int, float, float, int]:
         t0 = time.perf_counter()
@@ -338,7 +513,7 @@ def concurrency(base_url: str) -> None:
     t = time.perf_counter()
     res = asyncio.run(main())
     block(body)
-    for i, t0, t1, st in res:
+    for i, _t0, t1, st in res:
         md(f"- request {i}: HTTP {st}, finished {t1 - t:.2f}s after start")
     md()
 
@@ -351,41 +526,75 @@ def ragmon_client(base_url: str) -> None:
     from monitor.judge.prompts import GroundingOut, grounding_messages, new_boundary  # noqa: PLC0415
 
     md("## ragmon's ChatClient (monitor/judge/client.py) against this server")
-    md("The real grounding prompt (monitor/judge/prompts.py) through the client the daemon uses "
-       "(timeout 120 s and max_retries 1 for the probe; the daemon's defaults are 30 s and 4).")
+    md(
+        "The real grounding prompt (monitor/judge/prompts.py) through the client the daemon uses "
+        "(timeout 120 s and max_retries 1 for the probe; the daemon's defaults are 30 s and 4)."
+    )
     md()
 
     async def run(mode: str, lang: str, q: str, chunks: list[str], a: str) -> None:
-        s = ChatClientSettings(base_url=base_url, model="qwen2.5-coder-1.5b-instruct-q4_k_m", json_schema=mode,  # type: ignore[arg-type]
-                               timeout_s=120, max_retries=1, backoff_base_s=0.1)
-        item = JudgeInput(trace_id="probe", question=q, answer=a,
-                          chunks=tuple(JudgeChunk(chunk_id=f"c{i}", text=t) for i, t in enumerate(chunks, start=1)))
+        s = ChatClientSettings(
+            base_url=base_url,
+            model="qwen2.5-coder-1.5b-instruct-q4_k_m",
+            json_schema=mode,  # type: ignore[arg-type]
+            timeout_s=120,
+            max_retries=1,
+            backoff_base_s=0.1,
+        )
+        item = JudgeInput(
+            trace_id="probe",
+            question=q,
+            answer=a,
+            chunks=tuple(JudgeChunk(chunk_id=f"c{i}", text=t) for i, t in enumerate(chunks, start=1)),
+        )
         msgs = grounding_messages(item, new_boundary([q, a, *chunks]))
         t0 = time.perf_counter()
         try:
             async with ChatClient(s) as c:
                 out, usage = await c.complete(msgs, GroundingOut)
-            md(f"- {lang}, json_schema={mode!r}: OK in {time.perf_counter() - t0:.1f}s, {usage}: `{out.model_dump_json()}`")
+            md(
+                f"- {lang}, json_schema={mode!r}: OK in {time.perf_counter() - t0:.1f}s, {usage}: `{out.model_dump_json()}`"
+            )
         except Exception as exc:  # noqa: BLE001 - report whatever happens
-            md(f"- {lang}, json_schema={mode!r}: {type(exc).__name__}: {exc} (after {time.perf_counter() - t0:.1f}s)")
+            md(
+                f"- {lang}, json_schema={mode!r}: {type(exc).__name__}: {exc} (after {time.perf_counter() - t0:.1f}s)"
+            )
             if mode == "off":  # "auto" is expected to fail against llama-cpp-python (HTTP 500)
                 FAILURES.append(f"{lang}/{mode}")
 
-    md("Same prompt sent by hand with llama-cpp-python's own schema form, "
-       "`response_format: {\"type\": \"json_object\", \"schema\": strict_schema(GroundingOut)}`, "
-       "checked with ragmon's parse_output:")
+    md(
+        "Same prompt sent by hand with llama-cpp-python's own schema form, "
+        '`response_format: {"type": "json_object", "schema": strict_schema(GroundingOut)}`, '
+        "checked with ragmon's parse_output:"
+    )
     md()
     with httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=300) as client:
-        for lang, (q, ch, a) in {"vi": (VI_QUESTION, VI_CHUNKS, VI_ANSWER), "en": (EN_QUESTION, EN_CHUNKS, EN_ANSWER)}.items():
-            item = JudgeInput(trace_id="probe", question=q, answer=a,
-                              chunks=tuple(JudgeChunk(chunk_id=f"c{i}", text=t) for i, t in enumerate(ch, start=1)))
+        for lang, (q, ch, a) in {
+            "vi": (VI_QUESTION, VI_CHUNKS, VI_ANSWER),
+            "en": (EN_QUESTION, EN_CHUNKS, EN_ANSWER),
+        }.items():
+            item = JudgeInput(
+                trace_id="probe",
+                question=q,
+                answer=a,
+                chunks=tuple(JudgeChunk(chunk_id=f"c{i}", text=t) for i, t in enumerate(ch, start=1)),
+            )
             msgs = grounding_messages(item, new_boundary([q, a, *ch]))
-            r, _ = call(client, f"{lang}: ragmon grounding prompt, json_object + strict_schema(GroundingOut)", {
-                "model": "qwen2.5-coder-1.5b-instruct-q4_k_m", "messages": msgs, "temperature": 0, "max_tokens": 600,
-                "response_format": {"type": "json_object", "schema": strict_schema(GroundingOut)},
-            })
+            r, _ = call(
+                client,
+                f"{lang}: ragmon grounding prompt, json_object + strict_schema(GroundingOut)",
+                {
+                    "model": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+                    "messages": msgs,
+                    "temperature": 0,
+                    "max_tokens": 600,
+                    "response_format": {"type": "json_object", "schema": strict_schema(GroundingOut)},
+                },
+            )
             try:
-                md(f"Check: validates as GroundingOut: `{parse_output(content(r), GroundingOut).model_dump_json()}`")
+                md(
+                    f"Check: validates as GroundingOut: `{parse_output(content(r), GroundingOut).model_dump_json()}`"
+                )
             except ValueError as exc:
                 md(f"Check: does not validate: {exc}")
             md()
@@ -403,7 +612,9 @@ def main() -> int:
     ap.add_argument("--base-url", default="http://127.0.0.1:18080/v1")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--server-log", type=Path)
-    ap.add_argument("--ragmon", action="store_true", help="also run ragmon's ChatClient (needs ragmon importable)")
+    ap.add_argument(
+        "--ragmon", action="store_true", help="also run ragmon's ChatClient (needs ragmon importable)"
+    )
     ap.add_argument("--only-ragmon", action="store_true")
     args = ap.parse_args()
     SERVER_LOG = args.server_log
