@@ -74,7 +74,7 @@ class RecordReader:
 
     def read(self, message: Message) -> list[Assembled]:
         """What one raw message yields now (possibly nothing: parts wait for their trace)."""
-        if self._native(message):
+        if self.native(message):
             return [Assembled(message, (message,))]  # most messages: one native record, as it came
         out = list(self._read(message))
         for built in out:
@@ -95,7 +95,7 @@ class RecordReader:
                 done.append(raw)
         return done
 
-    def _native(self, message: Message) -> bool:
+    def native(self, message: Message) -> bool:
         """Whether the message can only be one native record (the bytes' first look, no parse)."""
         if message.encoding is not None or self.fmt not in ("auto", "json"):
             return False

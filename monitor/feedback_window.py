@@ -82,15 +82,16 @@ class FeedbackWindow:
         """Keep ``trace`` (as ``raw``, its message's bytes) as the newest entry; False if it alone exceeds
         the byte cap or the window is off."""
         raw = raw if raw is not None else msgspec.json.encode(trace)
-        entry = Remembered(raw, judged, approx_bytes(raw))
-        if self.max_traces == 0 or entry.nbytes > self.max_bytes:
+        nbytes = approx_bytes(raw)
+        if self.max_traces == 0 or nbytes > self.max_bytes:
             return False
+        trace_id, entries = trace.trace_id, self._entries
         with self._lock:
-            self._pop(trace.trace_id)
-            self._entries[trace.trace_id] = entry
-            self._nbytes += entry.nbytes
-            while len(self._entries) > self.max_traces or self._nbytes > self.max_bytes:
-                self._pop(next(iter(self._entries)))
+            old = entries.pop(trace_id, None)
+            entries[trace_id] = Remembered(raw, judged, nbytes)
+            self._nbytes += nbytes - (old.nbytes if old is not None else 0)
+            while len(entries) > self.max_traces or self._nbytes > self.max_bytes:
+                self._nbytes -= entries.popitem(last=False)[1].nbytes  # the oldest
         return True
 
     def get(self, trace_id: str) -> Remembered | None:
@@ -107,11 +108,6 @@ class FeedbackWindow:
             entry = self._entries.get(trace_id)
             if entry is not None:
                 self._entries[trace_id] = msgspec.structs.replace(entry, judged=True)
-
-    def _pop(self, trace_id: str) -> None:
-        entry = self._entries.pop(trace_id, None)
-        if entry is not None:
-            self._nbytes -= entry.nbytes
 
 
 class LateFeedback(msgspec.Struct, frozen=True):

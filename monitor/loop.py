@@ -12,6 +12,7 @@ handled, and commits cover only the contiguous handled prefix (at-least-once). T
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import queue
 import signal
@@ -225,14 +226,16 @@ class Engine:
                 self._finish(a, None, message)
             return
         handled: list[Message] = []
+        debug = log.is_enabled_for(logging.DEBUG)  # asked once per batch: each ask binds a logger
+        add = self.summary.add
         for (a, message), evaluation in zip(cheap, evaluations, strict=True):
             if isinstance(evaluation, Exception):
                 set_message(message.origin, a.trace.trace_id)
                 log.error("trace_failed", stage="finish", exc_info=evaluation)
                 self._reject(message, PROCESSING_ERROR, f"{type(evaluation).__name__}: {evaluation}")
                 continue
-            self.summary.add(evaluation)
-            if evaluation.flags:
+            add(evaluation)
+            if debug and evaluation.flags:
                 set_message(message.origin, a.trace.trace_id)
                 log.debug("trace_flagged", reasons=[flag.reason for flag in evaluation.flags])
             handled.append(message)

@@ -218,10 +218,10 @@ class Pipeline:
         failure to record the batch's metrics is logged and loses no trace (they are in the sinks)."""
         started = time.perf_counter()
         out: list[Evaluation | Exception] = []
+        evaluate = self._evaluate
         for a in batch:
-            set_message(a.origin, a.trace.trace_id)
             try:
-                out.append(self._evaluate(a, None))
+                out.append(evaluate(a, None))
             except Exception as exc:  # noqa: BLE001 - this trace's failure; the loop dead-letters it
                 out.append(exc)
         set_message(None)
@@ -250,6 +250,7 @@ class Pipeline:
         evaluation = Evaluation(a, j, self.flags.evaluate(a, j))
         flagged = bool(evaluation.flags)
         if flagged or self._every_trace:
+            set_message(a.origin, a.trace.trace_id)  # a sink may log about it (flags log nothing)
             record = evaluation.record()
             for sink in self.sinks:
                 if flagged or sink.every_trace:

@@ -150,14 +150,16 @@ def uniform(salt: str, reason: str, trace_id: str) -> float:
     return _draw(_draw_prefix(salt, reason), trace_id)
 
 
-def _draw_prefix(salt: str, reason: str) -> bytes:
-    """The hash key's part that does not depend on the trace (prepared once per reason by the policy)."""
-    return f"{salt}\x1f{reason}\x1f".encode()
+def _draw_prefix(salt: str, reason: str) -> hashlib.blake2b:
+    """The hash state after the key's part that does not depend on the trace (prepared once per reason
+    by the policy): a draw copies it and adds the trace id, the same digest as hashing the whole key."""
+    return hashlib.blake2b(f"{salt}\x1f{reason}\x1f".encode(), digest_size=8)
 
 
-def _draw(prefix: bytes, trace_id: str) -> float:
-    digest = hashlib.blake2b(prefix + trace_id.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") / _HASH_SPACE
+def _draw(prefix: hashlib.blake2b, trace_id: str) -> float:
+    hasher = prefix.copy()  # copying the prepared state costs less than a new hash of the whole key
+    hasher.update(trace_id.encode())
+    return int.from_bytes(hasher.digest(), "big") / _HASH_SPACE
 
 
 class SamplingPolicy:

@@ -62,8 +62,16 @@ class AssembledSource:
 
     def poll(self, max_records: int, timeout_s: float) -> list[Message]:
         if not self._backlog:
+            polled = self.inner.poll(max_records, timeout_s)
+            if (
+                self.on_read is None
+                and not self.reader.pending
+                and len(polled) <= max_records
+                and all(map(self.reader.native, polled))
+            ):
+                return polled  # the common poll: native records only, handed on as they came
             built: list[Assembled] = []
-            for raw in self.inner.poll(max_records, timeout_s):
+            for raw in polled:
                 yielded = self.reader.read(raw)
                 if self.on_read is not None:
                     self.on_read(raw, yielded)
@@ -81,6 +89,9 @@ class AssembledSource:
         return built.message
 
     def ack(self, *messages: Message) -> None:
+        if not self._parts:  # nothing was built from several messages: each message is its own
+            self.inner.ack(*messages)
+            return
         done: list[Message] = []
         with self._lock:
             for message in messages:

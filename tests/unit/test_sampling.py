@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 from collections.abc import Iterator
 from pathlib import Path
@@ -103,6 +104,26 @@ def test_uniform_is_in_unit_interval_and_depends_on_every_part() -> None:
         )
         == 4
     )
+
+
+def test_uniform_is_the_blake2b_of_the_whole_key(tmp_path: Path) -> None:
+    """A draw is the 8-byte blake2b of ``salt, reason, trace id`` joined by unit separators, read as an
+    unsigned integer over 2**64: replicas and older versions pick the same traces, whatever the
+    hashing shortcut (the prepared prefix is copied per draw, and must not be changed by a draw)."""
+    for salt, reason, trace_id in [
+        ("s", "random", "t1"),
+        ("salt", "no_citation", "xyz-0000042"),
+        ("s", "random", ""),
+    ]:
+        key = f"{salt}\x1f{reason}\x1f{trace_id}".encode()
+        expected = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2**64
+        assert uniform(salt, reason, trace_id) == expected
+    policy = policy_with(tmp_path)
+    ids = [f"t-{i}" for i in range(200)]
+    first = [policy.picks("random", i) for i in ids]
+    assert [policy.picks("random", i) for i in ids] == first  # the prepared state is not consumed
+    probability = policy._draws["random"][1]
+    assert first == [uniform(policy.salt, "random", i) < probability for i in ids]
 
 
 def test_draws_agree_across_instances_with_the_same_salt(tmp_path: Path) -> None:
