@@ -177,6 +177,7 @@ class Engine:
         one of them, which must be in the feedback window by then.
         """
         items: list[tuple[Item, Message]] = []
+        self.summary.messages += len(messages)
         for message in messages:
             parsed = self._decode(message)
             if parsed is None:
@@ -243,8 +244,8 @@ class Engine:
             self.source.ack(*handled)
 
     def _decode(self, message: Message) -> Trace | FeedbackEvent | None:
-        """The trace or feedback event a message carries; None when it was dead-lettered."""
-        self.summary.messages += 1
+        """The trace or feedback event a message carries; None when it was dead-lettered (the batch
+        counted its messages)."""
         try:
             if message.rejected is not None:
                 set_message(message.origin)

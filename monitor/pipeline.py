@@ -182,7 +182,8 @@ class Pipeline:
             started = time.perf_counter()
             result, error = None, None
             try:
-                result = await asyncio.wait_for(judge.judge(judge_input(a.trace)), self._judge_deadline_s)
+                async with asyncio.timeout(self._judge_deadline_s):  # no task of its own, as wait_for makes
+                    result = await judge.judge(judge_input(a.trace))
                 outcome = "cached" if result.cached else "ok"
                 if result.cached:
                     self.sampler.refund(a.sampling)

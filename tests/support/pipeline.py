@@ -60,6 +60,7 @@ def make_pipeline(
     judge_concurrency: int = 16,
     policy: SamplingPolicy | None = None,
     numeric: Any = None,
+    judge_deadline_s: float = 120.0,
 ) -> Pipeline:
     """A pipeline of the real stages; ``sample_all`` sends every trace to ``judge``."""
     metrics = metrics or Metrics(CollectorRegistry())
@@ -73,6 +74,7 @@ def make_pipeline(
         sinks,
         golden=golden,
         judge_concurrency=judge_concurrency,
+        judge_deadline_s=judge_deadline_s,
     )
 
 

@@ -176,6 +176,50 @@ def test_cached_verdicts_give_the_budget_back() -> None:
     assert spent is not None and budget.levels()["traces"] == pytest.approx(spent + 1, abs=0.01)
 
 
+def test_a_judge_past_its_deadline_is_a_timeout_and_the_slots_are_given_back() -> None:
+    """A judge slower than the per-trace deadline: the judgement is a timeout error, the judge's call is
+    cancelled, and its concurrency slot is free again (a second trace is judged in time)."""
+    from monitor.judge.base import Scores, Usage, Verdicts
+    from monitor.sources.base import Origin
+
+    cancelled: list[str] = []
+
+    class SlowJudge:
+        name = "slow"
+        prompt_version = "v0"
+
+        async def judge(self, item: JudgeInput) -> JudgeResult:
+            if item.trace_id == "slow":
+                try:
+                    await asyncio.sleep(10)
+                except asyncio.CancelledError:
+                    cancelled.append(item.trace_id)
+                    raise
+            verdicts = Verdicts(claims=(), chunk_useful=(), reverse_questions=(), noncommittal=())
+            return JudgeResult("slow", "v0", verdicts, Scores(None, None, None, None), Usage())
+
+        async def aclose(self) -> None:
+            return None
+
+    pipeline = make_pipeline(judge=SlowJudge(), sample_all=True, judge_concurrency=1, judge_deadline_s=0.05)
+
+    def item(trace_id: str) -> Item:
+        return Item(Trace(trace_id=trace_id, question="q", answer="a"), Origin(path="x"))
+
+    async def run() -> list[Any]:
+        assessed = await pipeline.assess([item("slow"), item("fast")])
+        out = []
+        for a in assessed:
+            assert not isinstance(a, Exception) and a.to_judge
+            out.append(await asyncio.wait_for(pipeline.judge(a), 5.0))
+        return out
+
+    slow, fast = asyncio.run(run())
+    assert slow.outcome == "timeout" and slow.result is None and slow.error == "deadline of 0.05s exceeded"
+    assert cancelled == ["slow"]
+    assert fast.outcome == "ok" and fast.error is None and fast.result is not None
+
+
 class PoisonSink:
     """Writes every trace but one: its write raises, as a sink bug on one trace's content would."""
 
