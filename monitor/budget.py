@@ -194,8 +194,9 @@ class HourlyFloor:
         if not self.per_hour:
             return False
         with self._lock:
-            slot = self._slot(key)
-            return self._counts.get(slot, 0) < self._allowed()
+            now = self._clock()
+            slot = self._slot(key, now)
+            return self._counts.get(slot, 0) < self._allowed(now)
 
     def record(self, key: Hashable) -> None:
         """Count one claim (a random judgement) for ``key`` in the current hour."""
@@ -208,12 +209,12 @@ class HourlyFloor:
         with self._lock:
             return self._counts.get(self._slot(key), 0)
 
-    def _allowed(self) -> int:
-        elapsed = self._clock() % HOUR_S
+    def _allowed(self, now: float) -> int:
+        elapsed = now % HOUR_S
         return min(self.per_hour, 1 + int(self.per_hour * elapsed / HOUR_S + _EPSILON))
 
-    def _slot(self, key: Hashable) -> Hashable:
-        hour = int(self._clock() // HOUR_S)
+    def _slot(self, key: Hashable, now: float | None = None) -> Hashable:
+        hour = int((self._clock() if now is None else now) // HOUR_S)
         if hour != self._hour:
             self._hour, self._counts = hour, {}
         if key in self._counts or len(self._counts) < self._max_keys:

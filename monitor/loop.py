@@ -110,6 +110,7 @@ class Engine:
         self._last_commit = self._last_lag = time.monotonic()
         self._dead_letter_retry: list[tuple[Message, str, str]] = []
         self._closed = False
+        self._debug = True  # whether debug lines are on, asked once per batch (until the first: yes)
 
     async def run(self, stop: asyncio.Event) -> Summary:
         """Consume until the source is exhausted or ``stop`` is set; then drain and commit."""
@@ -227,7 +228,7 @@ class Engine:
                 self._finish(a, None, message)
             return
         handled: list[Message] = []
-        debug = log.is_enabled_for(logging.DEBUG)  # asked once per batch: each ask binds a logger
+        debug = self._debug = log.is_enabled_for(logging.DEBUG)  # once per batch: an ask binds a logger
         add = self.summary.add
         for (a, message), evaluation in zip(cheap, evaluations, strict=True):
             if isinstance(evaluation, Exception):
@@ -295,7 +296,7 @@ class Engine:
             self._reject(message, PROCESSING_ERROR, f"{type(exc).__name__}: {exc}")
             return
         self.summary.add(evaluation)
-        if evaluation.flags:
+        if self._debug and evaluation.flags:  # as the last batch found it
             log.debug("trace_flagged", reasons=[flag.reason for flag in evaluation.flags])
         self.source.ack(message)
 

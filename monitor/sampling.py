@@ -348,12 +348,14 @@ class SamplingPolicy:
     def _skipped(self, trace: Trace, reason: str, reasons: tuple[str, ...], tokens: int | None) -> None:
         if self._metrics is not None:
             self._metrics.sampling_skipped.inc((reason,))
-        throttled(
+        throttled(  # every field is lazy: most skips are held back by the throttle, and cost nothing more
             log,
             "info",
             "sampling_skipped",
-            trace_id=trace.trace_id,
-            reason=reason,
-            reasons=list(reasons),
-            lazy=lambda: {"estimated_tokens": tokens if tokens is not None else self.estimate_tokens(trace)},
+            lazy=lambda: {
+                "trace_id": trace.trace_id,
+                "reason": reason,
+                "reasons": list(reasons),
+                "estimated_tokens": tokens if tokens is not None else self.estimate_tokens(trace),
+            },
         )

@@ -223,14 +223,14 @@ class KafkaSource:
         for tp, records in batches.items():
             topic, partition = tp.topic, tp.partition
             self._tracker.started_many((topic, partition), [record.offset for record in records])
-            out.extend(
+            out += [
                 Message(
                     record.value if record.value is not None else b"",
                     Origin(topic, partition, record.offset),
                     record.key,
                 )
                 for record in records
-            )
+            ]
         return out
 
     def ack(self, *messages: Message) -> None:

@@ -219,6 +219,7 @@ def test_over_budget_high_priority_wins_and_skips_are_reported(tmp_path: Path) -
         ("low-2", "low_retrieval_score"),
         ("low-3", "low_retrieval_score"),
     ]
+    assert all(e["reasons"] == ["low_retrieval_score"] and e["estimated_tokens"] > 0 for e in events)
 
 
 def test_budget_refills_with_the_injected_clock(tmp_path: Path) -> None:
