@@ -177,7 +177,8 @@ class Engine:
         A feedback event waits for the traces before it in the batch to be assessed: it may be about
         one of them, which must be in the feedback window by then.
         """
-        items: list[tuple[Item, Message]] = []
+        items: list[Item] = []
+        sources: list[Message] = []  # the message of each item (parallel lists: no pair per trace)
         self.summary.messages += len(messages)
         for message in messages:
             parsed = self._decode(message)
@@ -185,52 +186,56 @@ class Engine:
                 continue
             if isinstance(parsed, FeedbackEvent):
                 if items:
-                    await self._dispatch(items)
-                    items = []
+                    await self._dispatch(items, sources)
+                    items, sources = [], []
                 late = self._late(parsed, message)
                 if late is not None:
-                    items.append((late, message))
+                    items.append(late)
+                    sources.append(message)
                 continue
-            items.append((Item(parsed, message.origin, raw=message.value), message))
+            items.append(Item(parsed, message.origin, None, message.value))
+            sources.append(message)
         if items:
-            await self._dispatch(items)
+            await self._dispatch(items, sources)
         set_message(None)  # tasks started above keep their own copy of the context
         self.metrics.record_progress()
 
-    async def _dispatch(self, items: list[tuple[Item, Message]]) -> None:
+    async def _dispatch(self, items: list[Item], sources: list[Message]) -> None:
         """Judge the sampled traces in tasks of their own; finish the others together, in order."""
-        assessed = await self.pipeline.assess([item for item, _ in items])
-        cheap: list[tuple[Assessment, Message]] = []
-        for (item, message), a in zip(items, assessed, strict=True):
+        assessed = await self.pipeline.assess(items)
+        cheap: list[Assessment] = []
+        cheap_sources: list[Message] = []
+        for item, message, a in zip(items, sources, assessed, strict=True):
             if isinstance(a, Exception):
                 set_message(message.origin, item.trace.trace_id)
                 log.error("trace_failed", stage="assess", exc_info=a)
                 self._reject(message, PROCESSING_ERROR, f"{type(a).__name__}: {a}")
-            elif a.to_judge:
+            elif a.sampling.judged:
                 set_message(message.origin, item.trace.trace_id)  # the task inherits the context
                 task = asyncio.create_task(self._judge_and_finish(a, message))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
             else:
-                cheap.append((a, message))
+                cheap.append(a)
+                cheap_sources.append(message)
         if cheap:
-            self._finish_many(cheap)
+            self._finish_many(cheap, cheap_sources)
 
-    def _finish_many(self, cheap: list[tuple[Assessment, Message]]) -> None:
+    def _finish_many(self, cheap: list[Assessment], sources: list[Message]) -> None:
         """Finish unjudged traces as one batch: counted, summarized and acked together. Should the batch
         path itself fail, each trace is finished on its own, so one bad trace cannot stop the rest."""
         try:
-            evaluations = self.pipeline.finish_many([a for a, _ in cheap])
+            evaluations = self.pipeline.finish_many(cheap)
         except Exception:  # noqa: BLE001 - fall back to the per-trace path, which isolates each trace
             log.exception("batch_finish_failed", traces=len(cheap))
-            for a, message in cheap:
+            for a, message in zip(cheap, sources, strict=True):
                 set_message(message.origin, a.trace.trace_id)
                 self._finish(a, None, message)
             return
         handled: list[Message] = []
         debug = self._debug = log.is_enabled_for(logging.DEBUG)  # once per batch: an ask binds a logger
         add = self.summary.add
-        for (a, message), evaluation in zip(cheap, evaluations, strict=True):
+        for a, message, evaluation in zip(cheap, sources, evaluations, strict=True):
             if isinstance(evaluation, Exception):
                 set_message(message.origin, a.trace.trace_id)
                 log.error("trace_failed", stage="finish", exc_info=evaluation)

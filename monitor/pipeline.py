@@ -102,16 +102,17 @@ class Pipeline:
 
     async def assess(self, items: Sequence[Item]) -> list[Assessment | Exception]:
         """The cheap path for a batch: each trace's assessment, or the exception that stopped it."""
-        numeric = [self._numeric(item) for item in items]
+        numeric = list(map(self._numeric, items))
         golden = await self._golden_batch(items)
         out: list[Assessment | Exception] = []
+        assessment = self._assessment
         for item, found, matched in zip(items, numeric, golden, strict=True):
             if isinstance(found, Exception) or isinstance(matched, Exception):
                 out.append(found if isinstance(found, Exception) else matched)  # type: ignore[arg-type]
                 continue
             set_message(item.origin, item.trace.trace_id)  # sampling may log about this trace
             try:
-                out.append(self._assessment(item, found, matched))
+                out.append(assessment(item, found, matched))
             except Exception as exc:  # noqa: BLE001 - a poison trace is dead-lettered by the loop
                 out.append(exc)
         return out
@@ -219,17 +220,22 @@ class Pipeline:
         failure to record the batch's metrics is logged and loses no trace (they are in the sinks)."""
         started = time.perf_counter()
         out: list[Evaluation | Exception] = []
+        counted: list[Assessment] = []
+        outcomes: list[tuple[Assessment, Evaluation]] = []
         evaluate = self._evaluate
         for a in batch:
             try:
-                out.append(evaluate(a, None))
+                evaluation = evaluate(a, None)
             except Exception as exc:  # noqa: BLE001 - this trace's failure; the loop dead-letters it
                 out.append(exc)
+                continue
+            out.append(evaluation)
+            if not a.late:
+                counted.append(a)
+            if evaluation.flags or a.sampling.judged:
+                outcomes.append((a, evaluation))
         set_message(None)
-        done = [(a, e) for a, e in zip(batch, out, strict=True) if isinstance(e, Evaluation)]
-        self._count(
-            [a for a, _ in done if not a.late], [(a, e) for a, e in done if e.flags or a.sampling.judged]
-        )
+        self._count(counted, outcomes)
         if batch:
             self.metrics.record_stage("sinks", (time.perf_counter() - started) / len(batch))
         return out
