@@ -1,0 +1,115 @@
+"""AssembledSource: native records pass as they came, containers are split, acks reach the raw message."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from monitor.assembly import Assembled, RecordReader
+from monitor.message import Message, Origin
+from monitor.sources.assembled import AssembledSource
+
+
+class Inner:
+    """A source that hands out prepared polls and remembers what was acked."""
+
+    name = "inner"
+    ready = True
+    exhausted = False
+    batch_size = 500
+    commit_interval_s = 1.0
+
+    def __init__(self, polls: list[list[Message]]) -> None:
+        self.polls = polls
+        self.acked: list[Message] = []
+        self.polled = 0
+
+    def open(self) -> None:
+        return None
+
+    def poll(self, max_records: int, timeout_s: float) -> list[Message]:
+        self.polled += 1
+        return self.polls.pop(0) if self.polls else []
+
+    def ack(self, *messages: Message) -> None:
+        self.acked.extend(messages)
+
+    def commit(self) -> None:
+        return None
+
+    def pause(self) -> None:
+        return None
+
+    def resume(self) -> None:
+        return None
+
+    def lag(self) -> Mapping[tuple[str, int], int]:
+        return {}
+
+    def committed_lag(self) -> Mapping[tuple[str, int], int]:
+        return {}
+
+    def progress(self) -> tuple[int, int | None]:
+        return 0, None
+
+    def close(self) -> None:
+        return None
+
+
+def native(offset: int) -> Message:
+    record = {"trace_id": f"t{offset}", "question": "q", "answer": "a"}
+    return Message(json.dumps(record).encode(), Origin("topic", 0, offset))
+
+
+def test_a_poll_of_native_records_is_handed_on_as_it_came_and_acked_straight_through() -> None:
+    """The common poll: the very messages, in order; their acks go to the inner source as they are."""
+    polled = [native(0), native(1), native(2)]
+    source = AssembledSource(Inner([polled]), RecordReader())
+    out = source.poll(10, 0.1)
+    assert out == polled and all(a is b for a, b in zip(out, polled, strict=True))
+    source.ack(out[2], out[0])
+    assert source.inner.acked == [out[2], out[0]]  # type: ignore[attr-defined]
+
+
+def test_an_array_among_native_records_is_split_and_its_message_acked_once_all_its_records_are() -> None:
+    """A JSON array of two records beside a native one: three messages; the array's raw message is
+    acked only when both of its records are (at-least-once), the native one at once."""
+    array = Message(
+        json.dumps(
+            [
+                {"trace_id": "a1", "question": "q", "answer": "a"},
+                {"trace_id": "a2", "question": "q", "answer": "a"},
+            ]
+        ).encode(),
+        Origin("topic", 0, 7),
+    )
+    first = native(6)
+    inner = Inner([[first, array]])
+    source = AssembledSource(inner, RecordReader())
+    out = source.poll(10, 0.1)
+    assert [json.loads(m.value)["trace_id"] for m in out] == ["t6", "a1", "a2"]
+    source.ack(out[0], out[1])
+    assert inner.acked == [first]
+    source.ack(out[2])
+    assert inner.acked == [first, array]
+    source.ack(native(9))  # once nothing assembled is waiting, acks go straight through again
+    assert inner.acked[-1].origin.offset == 9
+
+
+def test_more_records_than_a_poll_takes_wait_in_the_backlog() -> None:
+    """An array that yields more records than ``max_records``: the rest come with the next polls,
+    before the inner source is asked again."""
+    records = [{"trace_id": f"r{i}", "question": "q", "answer": "a"} for i in range(5)]
+    inner = Inner([[Message(json.dumps(records).encode(), Origin("topic", 0, 0))]])
+    source = AssembledSource(inner, RecordReader())
+    taken = [source.poll(2, 0.1), source.poll(2, 0.1), source.poll(2, 0.1)]
+    assert [len(batch) for batch in taken] == [2, 2, 1] and inner.polled == 1
+
+
+def test_the_reader_hook_hears_every_raw_message_even_in_a_native_poll() -> None:
+    """``on_read`` (the OTLP receiver answers its client there) hears each raw message and what it yielded."""
+    heard: list[tuple[Message, list[Assembled]]] = []
+    polled = [native(0), native(1)]
+    source = AssembledSource(Inner([polled]), RecordReader(), on_read=lambda m, y: heard.append((m, y)))
+    assert source.poll(10, 0.1) == polled
+    assert [m for m, _ in heard] == polled and all(y[0].message is m for m, y in heard)
