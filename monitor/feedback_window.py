@@ -53,9 +53,12 @@ class Remembered(msgspec.Struct, frozen=True):
         return parsed
 
 
+_BYTES_OBJECT = sys.getsizeof(b"")  # a bytes object's size beyond its length (its header and NUL)
+
+
 def approx_bytes(raw: bytes) -> int:
     """Memory held by one entry: the bytes object, the LRU node and the entry itself."""
-    return sys.getsizeof(raw) + _ENTRY_OVERHEAD
+    return len(raw) + _BYTES_OBJECT + _ENTRY_OVERHEAD  # sys.getsizeof of bytes, without the call
 
 
 class FeedbackWindow:

@@ -209,3 +209,13 @@ def test_late_feedback_in_sample_all_mode(tmp_path: Path) -> None:
     result = handle_late_feedback(window, policy(tmp_path, sample_all=True), feedback("t1"))
     assert result.outcome == "sampled" and result.admission.primary == SAMPLE_ALL
     assert "negative_feedback" in result.admission.reasons
+
+
+def test_size_estimate_is_the_bytes_object_and_the_entry_overhead() -> None:
+    """An entry costs what ``sys.getsizeof`` says its bytes take, plus the fixed overhead of an entry."""
+    import sys
+
+    from monitor.feedback_window import _ENTRY_OVERHEAD
+
+    for raw in (b"", b"x", _raw(trace("a")), "退".encode() * 700):
+        assert approx_bytes(raw) == sys.getsizeof(raw) + _ENTRY_OVERHEAD
