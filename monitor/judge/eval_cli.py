@@ -33,7 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "Each line of FILE is a trace with a boolean `faithful` field (true: a human judged the "
             "answer supported by its chunks). Prints, per language, AUROC [bootstrap 95% CI] and "
             "balanced accuracy at the low_faithfulness flag threshold of the judge's faithfulness, of "
-            "its ranking score, and of word and character-bigram overlap."
+            "its ranking score, and of word and character-bigram overlap, and faithfulness AUROC minus the "
+            "better baseline's with a paired bootstrap 95% CI."
         ),
     )
     judge.add_argument("file", nargs="+", type=Path, help="labelled JSONL file(s)")

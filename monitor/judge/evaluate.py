@@ -12,7 +12,11 @@ trivial baselines computed on the same traces:
 - ``bacc``: balanced accuracy of "flagged" (score below the ``low_faithfulness`` flag threshold of
   ``rules/flags.yaml``) against "hallucinated";
 - ``bacc_best``: the best balanced accuracy over every threshold on this very data (optimistic: it
-  is chosen on the data it is reported on, so only a ceiling).
+  is chosen on the data it is reported on, so only a ceiling);
+- ``vs_baseline``: faithfulness AUROC minus that of the better baseline (higher AUROC on these
+  traces), with a *paired* bootstrap 95% interval: each resample draws the traces once and scores both
+  on them, so the interval is of the difference itself, much narrower than the two separate intervals
+  suggest when the scores are correlated. This is what decides "above the baseline by 0.05".
 
 Baselines: ``word_overlap``, the share of the answer's word tokens (lowercase, diacritics folded,
 ``đ`` -> ``d``) found anywhere in the chunks; ``char_overlap``, the share of its character bigrams
@@ -26,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,6 +163,30 @@ def bootstrap(
     return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
 
 
+def paired_bootstrap(
+    first: Floats,
+    second: Floats,
+    labels: Bools,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of AUROC(first) - AUROC(second), both scored on the same
+    resampled traces in each of ``resamples`` resamplings."""
+    if resamples <= 0 or len(first) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    values = np.array(
+        [
+            auroc(first[idx], labels[idx]) - auroc(second[idx], labels[idx])
+            for idx in rng.integers(0, len(first), (resamples, len(first)))
+        ]
+    )
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return float("nan"), float("nan")
+    return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
+
+
 def balanced_accuracy(flagged: Bools, labels: Bools) -> float:
     """Mean of the hit rate on hallucinated traces (flagged) and on faithful ones (not flagged)."""
     hallucinated = ~labels
@@ -204,6 +232,43 @@ def measure(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """Faithfulness AUROC minus the better baseline's, with its paired bootstrap interval."""
+
+    baseline: str
+    delta: float
+    ci: tuple[float, float]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "delta": _round(self.delta),
+            "ci": [_round(self.ci[0]), _round(self.ci[1])],
+        }
+
+
+def difference(
+    columns: Mapping[str, Sequence[float]],
+    metrics: Mapping[str, Metric],
+    labels: Sequence[bool],
+    resamples: int,
+    seed: int,
+    judge: str = "faithfulness",
+) -> Difference:
+    """``judge``'s AUROC minus that of the baseline ranking better here (a NaN AUROC ranks last)."""
+    better = max(BASELINES, key=lambda name: _or_low(metrics[name].auroc))
+    y = np.asarray(labels, dtype=bool)
+    first = np.asarray(columns[judge], dtype=np.float64)
+    second = np.asarray(columns[better], dtype=np.float64)
+    ci = paired_bootstrap(first, second, y, resamples, seed)
+    return Difference(better, metrics[judge].auroc - metrics[better].auroc, ci)
+
+
+def _or_low(value: float) -> float:
+    return value if value == value else float("-inf")
+
+
 def _round(value: float) -> float | None:
     return None if value != value else round(value, 4)
 
@@ -242,6 +307,7 @@ class LanguageReport:
     no_claims: int
     threshold: float
     metrics: dict[str, Metric]
+    vs_baseline: Difference
 
     def as_dict(self, **context: Any) -> dict[str, Any]:
         return {
@@ -253,6 +319,7 @@ class LanguageReport:
             "no_claims": self.no_claims,
             "threshold": self.threshold,
             **{name: metric.as_dict() for name, metric in self.metrics.items()},
+            "vs_baseline": self.vs_baseline.as_dict(),
         }
 
 
@@ -276,8 +343,9 @@ def report(
             **{name: [r.baselines[name] for r in rows] for name in BASELINES},
         }
         metrics = {name: measure(v, labels, threshold, resamples, seed) for name, v in columns.items()}
+        vs = difference(columns, metrics, labels, resamples, seed)
         no_claims = sum(r.faithfulness is None for r in rows)
-        out.append(LanguageReport(language, len(rows), sum(labels), no_claims, threshold, metrics))
+        out.append(LanguageReport(language, len(rows), sum(labels), no_claims, threshold, metrics, vs))
     return out
 
 
@@ -293,6 +361,11 @@ def render_table(reports: Sequence[LanguageReport]) -> str:
         for name, m in r.metrics.items():
             ci = f"[{m.ci[0]:.3f}, {m.ci[1]:.3f}]"
             lines.append(f"  {name:<14} {m.auroc:>6.3f}  {ci:<15} {m.bacc:>9.3f} {m.bacc_best:>9.3f}")
+        d = r.vs_baseline
+        lines.append(
+            f"  {'Δ faithfulness':<14} {d.delta:>+6.3f}  [{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
+            f" vs {d.baseline} (paired bootstrap)"
+        )
     return "\n".join(lines)
 
 

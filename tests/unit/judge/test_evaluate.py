@@ -54,6 +54,45 @@ def test_bootstrap_interval_brackets_the_estimate_and_is_reproducible() -> None:
     assert evaluate.bootstrap(scores, labels, 300, seed=5) == (low, high)
 
 
+def test_paired_interval_of_a_difference_is_narrower_than_the_separate_ones() -> None:
+    """Two correlated scorers, one a little better: the paired interval of the difference excludes 0
+    while the separate intervals overlap, and identical scorers give exactly 0."""
+    rng = np.random.default_rng(3)
+    labels = rng.random(300) < 0.5
+    base = labels * 0.3 + rng.random(300)
+    better = base + labels * 0.06  # the same noise, a slightly wider gap
+    low, high = evaluate.paired_bootstrap(better, base, labels, 400, seed=7)
+    delta = evaluate.auroc(better, labels) - evaluate.auroc(base, labels)
+    assert 0.0 < low < delta < high
+    separate_better = evaluate.bootstrap(better, labels, 400)
+    separate_base = evaluate.bootstrap(base, labels, 400)
+    assert separate_better[0] < separate_base[1]  # the separate intervals overlap
+    assert high - low < (separate_better[1] - separate_better[0]) / 2
+    assert evaluate.paired_bootstrap(base, base, labels, 50) == (0.0, 0.0)
+    assert np.isnan(evaluate.paired_bootstrap(base, base, labels, 0)).all()
+
+
+def test_report_compares_faithfulness_with_the_better_baseline() -> None:
+    """``vs_baseline`` names the baseline with the higher AUROC and subtracts it from faithfulness."""
+    case = evaluate.Labelled(JudgeInput("t", "", "x", ()), True, "en")
+    rows = []
+    for faithful, judge, word, char in [
+        (True, 0.9, 0.2, 0.9),
+        (True, 0.7, 0.8, 0.6),
+        (False, 0.8, 0.5, 0.4),
+        (False, 0.1, 0.6, 0.5),
+    ]:
+        labelled = evaluate.Labelled(case.item, faithful, "en")
+        rows.append(evaluate.Scored(labelled, judge, judge, {"word_overlap": word, "char_overlap": char}))
+    (r,) = evaluate.report(rows, 0.8, resamples=50)
+    assert r.metrics["char_overlap"].auroc == 1.0 and r.metrics["word_overlap"].auroc == 0.5
+    assert r.vs_baseline.baseline == "char_overlap"
+    assert r.vs_baseline.delta == pytest.approx(0.75 - 1.0)
+    low, high = r.vs_baseline.ci
+    assert low <= r.vs_baseline.delta <= high <= 0.0
+    assert r.as_dict()["vs_baseline"]["baseline"] == "char_overlap"
+
+
 def test_balanced_accuracy_at_a_threshold_and_at_the_best_one() -> None:
     """Flagged = score below the threshold; the best threshold separates a separable set fully."""
     labels = np.array([True, True, False, False])
@@ -105,6 +144,9 @@ def test_eval_judge_prints_one_json_line_per_language(
     assert en["word_overlap"]["auroc"] == 1.0
     assert set(en) >= {"ranking", "char_overlap", "file", "judge"}
     assert len(en["ranking"]["ci"]) == 2
+    assert en["vs_baseline"]["baseline"] in {"word_overlap", "char_overlap"}
+    assert en["vs_baseline"]["delta"] == pytest.approx(0.0)  # both reach 1.0 here
+    assert len(en["vs_baseline"]["ci"]) == 2
 
 
 def test_eval_judge_table_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,3 +159,4 @@ def test_eval_judge_table_on_request(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "en: 2 traces, 1 faithful, 1 hallucinated" in out
     for name in ("faithfulness", "ranking", "word_overlap", "char_overlap"):
         assert f"  {name} " in out
+    assert "Δ faithfulness" in out and "(paired bootstrap)" in out
