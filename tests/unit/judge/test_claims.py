@@ -159,3 +159,20 @@ def test_a_clock_range_is_no_enumeration_prefix() -> None:
     assert [c.text for c in split_claims(text, "en")] == [text.rstrip(".")]
     listed = [c.text for c in split_claims("They include flour, sugar, butter and eggs.", "en")]
     assert listed == ["They include flour", "They include sugar", "They include butter", "They include eggs"]
+
+
+def test_japanese_sentences_are_cut_at_a_verb_joining_form_before_the_comma() -> None:
+    """A long Japanese sentence is cut after 訪問し、/ みているが、 into clauses; a 、 after a topic
+    (調査団は、) cuts nothing, and a short sentence (an NLI hypothesis) stays one claim."""
+    text = (
+        "WHOの調査団は、新型コロナウイルスの起源を探るために中国の武漢を訪問し、"
+        "ウイルスが中国の研究機関から流出した可能性は「極めて低い」と結論付けた。"
+        "調査団は、ウイルスが動物からヒトに感染した可能性が高いとみているが、経路は明らかになっていない。"
+    )
+    assert [c.text for c in split_claims(text, "ja")] == [
+        "WHOの調査団は、新型コロナウイルスの起源を探るために中国の武漢を訪問し",
+        "ウイルスが中国の研究機関から流出した可能性は「極めて低い」と結論付けた",
+        "調査団は、ウイルスが動物からヒトに感染した可能性が高いとみているが、経路は明らかになっていない",
+    ]
+    assert len(split_claims("男性が川で泳いでおり、犬が見ている。", "ja")) == 1
+    assert len(split_claims("退货期限为三十天，运费由买家承担。", "zh")) == 2  # Chinese unchanged
