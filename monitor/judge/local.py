@@ -72,6 +72,7 @@ Vector = npt.NDArray[np.float64]
 _ANCHOR_MAX_UNITS = 8
 # Coverage of its content words from which a claim with flipped polarity contradicts, not paraphrases.
 _COPIED = 0.9
+_SCOPE_WORDS = 3  # content words after a condition marker ("فقط در تهران، مشهد و اصفهان") a claim must carry
 _QUANTITY_CACHE = 4096  # context sentences whose quantities are kept (like the fold and unit caches)
 # What the judge checks of an answer written in another language than its chunks (``cross_language``)
 CROSS_LANGUAGE_CHECKS = ("numbers", "lexical")
@@ -235,6 +236,7 @@ class LocalJudgeRules:
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
     exclusions: re.Pattern[str] | None = None  # "except", "trừ", "除": what follows them is left out
+    condition_markers: frozenset[str] = frozenset()  # "chỉ áp dụng", "فقط": a restriction follows them
     contact_calls: re.Pattern[str] | None = None  # "call", "gọi", "拨打": a phone line's pointer words
     abstention_clauses: AbstentionClauses = AbstentionClauses()
     politeness: frozenset[str] = frozenset()  # answer_politeness: words after an opening particle
@@ -293,6 +295,7 @@ class LocalJudgeRules:
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
                 exclusions=_trailing(_words(data.get("exclusions", {}))),
+                condition_markers=_words(data.get("condition_markers", {})),
                 contact_calls=_alternation(
                     frozenset(
                         _lowered(str(w)) for ws in (data.get("contact_calls") or {}).values() for w in ws
@@ -789,7 +792,11 @@ class LocalJudge:
             novel_run,
             float(not self._numbers_found(text, context)),
             polarity.window,
-            float(polarity.flipped and self._copied(content, context)),
+            float(
+                polarity.flipped
+                and self._copied(content, context)
+                and not self._negation_stated(text, context)
+            ),
             float(self._condition_dropped(text, context)),
             float(np.log1p(len(set(content)))),
             anchor,
@@ -847,13 +854,37 @@ class LocalJudge:
         said = self._numbers.extract(text) if pattern is not None else ()
         if pattern is None or not said or self._negated(text):
             return False
-        known = set(pattern.findall(fold(text))) | set(pattern.findall(context.question))
+        folded = fold(text)
+        known = set(pattern.findall(folded)) | set(pattern.findall(context.question))
+        carried = set(_WORD.findall(folded)) | set(_WORD.findall(context.question))
         for quantity in said:
             key = (round(float(quantity.value), 6), quantity.unit)
             holders = [s for s in context.sentences if key in self._sentence_quantities(s)]
-            if holders and all(_unmet(self._restricting(pattern, fold(s)), known) for s in holders):
+            if holders and all(self._unmet(fold(s), pattern, known, carried) for s in holders):
                 return True
         return False
+
+    def _unmet(self, folded: str, pattern: re.Pattern[str], known: set[str], carried: set[str]) -> bool:
+        """Whether the claim and question leave a (folded) sentence's restriction unsaid. Condition words
+        name one condition in several words ("thành viên BanHang Plus", "Premium subscribers"): one
+        of them carried is enough. A ``condition_markers`` word ("chỉ áp dụng", "فقط", "仅") only marks
+        that a restriction follows: the words after it must be carried ("فقط در تهران، مشهد و
+        اصفهان" is kept by a claim naming the three cities)."""
+        restricting = self._restricting(pattern, folded)
+        named = restricting - self.rules.condition_markers
+        if named:
+            return _unmet(named, known) == named
+        return any(not self._scope_carried(folded, marker, carried) for marker in restricting)
+
+    def _scope_carried(self, folded: str, marker: str, carried: set[str]) -> bool:
+        """The first ``_SCOPE_WORDS`` content words after each ``marker`` in the sentence are all carried
+        (a word or another form of it); with none (CJK, which has no spaces) the marker is unmet."""
+        for at in re.finditer(re.escape(marker), folded):
+            after = [w for w in _WORD.findall(folded[at.end() :]) if w not in self.rules.stopwords]
+            scope = after[:_SCOPE_WORDS]
+            if not scope or _unmet(set(scope), carried):
+                return False
+        return True
 
     def _restricting(self, pattern: re.Pattern[str], folded: str) -> set[str]:
         """The condition words of a (folded) sentence that restrict its values: not one an exclusion
@@ -886,6 +917,22 @@ class LocalJudge:
     def _copied(self, content: Sequence[str], context: _Context) -> bool:
         """The claim's content words, negation cues aside, are (nearly) all in the chunks."""
         return share(set(content) - self.rules.negation, context.index.units) >= _COPIED
+
+    def _negation_stated(self, text: str, context: _Context) -> bool:
+        """Each negation of the claim is in a context sentence with the word after it ("Không có BHYT"
+        for "Bệnh nhân không có BHYT trả 100%"): the claim spans sentences of both polarities (its best
+        window is another), it does not flip one. Spaced scripts only (CJK cues are substrings)."""
+        if _CJK_RUN.search(text):
+            return False
+        lowered = unicodedata.normalize("NFC", text.lower())
+        marked = bool(_MARKED.search(lowered))  # read as written, like ``_negated``: "áp dụng" is no "đừng"
+        cues, read = (self.rules.negation_marked, _lowered) if marked else (self.rules.negation, fold)
+        words = _NEGATABLE.findall(read(text))
+        pairs = [f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in cues]
+        if not pairs:
+            return False
+        stated = [" ".join(_NEGATABLE.findall(read(s))) for s in context.sentences]
+        return all(any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", s) for s in stated) for p in pairs)
 
     def _answer_features(self, answer: str, context: _Context) -> list[float]:
         content = [u for u in unit_sequence(answer) if u not in self.rules.stopwords]
