@@ -26,7 +26,7 @@ _VI_PLAIN_WORDS = frozenset("khong duoc cua la va cho ngay trong nhung cac mot n
 
 # A sentence ends at CJK/Persian terminators, ! ? ; and line breaks, and at a period followed by a space
 # unless the period ends a number or a known abbreviation.
-_HARD_END = re.compile(r"(?<=[。！？!?؟；;])\s*|\n+")
+_HARD_END = re.compile(r"(?<=[。！？!?؟；;؛])\s*|\n+")
 _PERIOD_END = re.compile(r"(?<=\.)\s+")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st no vs etc e.g i.e jr sr prof inc ltd co tp ths ts pgs".split())
 _CITATION = re.compile(r"\[(?:\^?\d+(?:\s*[-,]\s*\d+)*|Doc \d+)\]")
@@ -203,7 +203,7 @@ def split_claims(text: str, language: str | None = None) -> list[Claim]:
     lang = language if language in _LAST_CONJ else detect_language(text)
     claims: list[Claim] = []
     for sentence in split_sentences(text):
-        body = sentence.rstrip("。.!！?？؟;；")
+        body = sentence.rstrip("。.!！?？؟;；؛")
         for clause in _clauses(body, lang):
             claims.extend(Claim(item, sentence) for item in _expand_list(clause, lang))
     return claims

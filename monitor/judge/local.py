@@ -874,7 +874,8 @@ class LocalJudge:
         named = restricting - self.rules.condition_markers
         if named:
             return _unmet(named, known) == named
-        return any(not self._scope_carried(folded, marker, carried) for marker in restricting)
+        # the claim saying "only" itself keeps the restriction ("… فقط در تهران", one city of a list)
+        return any(m not in known and not self._scope_carried(folded, m, carried) for m in restricting)
 
     def _scope_carried(self, folded: str, marker: str, carried: set[str]) -> bool:
         """The first ``_SCOPE_WORDS`` content words after each ``marker`` in the sentence are all carried

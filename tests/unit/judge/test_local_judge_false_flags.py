@@ -116,3 +116,16 @@ def test_honest_abstentions_are_neither_claims_nor_irrelevant(
     assert result.verdicts.abstained
     assert result.verdicts.claims == ()
     assert result.scores.faithfulness is None and result.scores.answer_relevance is None
+
+
+def test_the_persian_semicolon_ends_a_claim_and_only_said_keeps_a_restriction(judge: LocalJudge) -> None:
+    """ "؛" ends a sentence like ";" does, so a list after it is not prefixed with the sentence before;
+    each city's claim says "فقط" (only) itself and keeps the restriction."""
+    answer = "سرعت ADSL تا ۱۶ مگابیت بر ثانیه است؛ فیبر نوری ۱۰۰ مگابیت بر ثانیه فقط در تهران، مشهد و اصفهان."
+    chunk = "SP-1. سرعت اینترنت خانگی ADSL تا ۱۶ مگابیت بر ثانیه است. " + FIBRE.removeprefix("SP-1. ")
+    measured = judge.measure(_item("سرعت اینترنت خانگی شما چقدر است؟", answer, [chunk]))
+    assert [c.text for c in measured.claims][:2] == [
+        "سرعت ADSL تا ۱۶ مگابیت بر ثانیه است",
+        "فیبر نوری ۱۰۰ مگابیت بر ثانیه فقط در تهران",
+    ]
+    assert not measured.features[:, FEATURES.index("condition_dropped")].any()
