@@ -2,8 +2,9 @@
 
 Each line is the harness's report (``monitor.judge.evaluate``) with ``name: judge_eval``, the file and
 its split: AUROC [bootstrap 95% CI] and balanced accuracy at the flag threshold of the local judge's
-faithfulness and ranking score, beside word and character-bigram overlap. Test splits are not read here:
-they are for the figures reported once in docs/local-judge.md.
+faithfulness and ranking score, beside word and character-bigram overlap, and ``vs_baseline``:
+faithfulness AUROC minus the better baseline's with its paired bootstrap interval. Test splits are
+not read here: they are for the figures reported once in docs/local-judge.md.
 """
 
 from __future__ import annotations
@@ -35,3 +36,6 @@ def test_bench_eval_judge_dev(name: str, capsys: pytest.CaptureFixture[str]) -> 
             line["file"] = name
             print("\n" + json.dumps({"name": "judge_eval", "split": "dev", **line, "seconds": seconds}))
     assert lines and all(0.0 <= line["faithfulness"]["auroc"] <= 1.0 for line in lines)
+    for line in lines:  # the paired interval of the difference, against a named baseline
+        low, high = line["vs_baseline"]["ci"]
+        assert line["vs_baseline"]["baseline"] in {"word_overlap", "char_overlap"} and low <= high
