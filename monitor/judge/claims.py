@@ -43,6 +43,7 @@ _CLAUSE_ZH = re.compile(r"，(?=.)|(?<!\d),(?=.)|,(?!\d)(?=.)")  # "1,200元" is
 # Japanese: also a 、 after a verb's joining form (訪問し、 打ち上げられ、 おり、 ないが、 見られず、)
 _CLAUSE_JA = re.compile(r"，(?=.)|(?<!\d),(?=.)|,(?!\d)(?=.)|(?<=[てしりがずくれ])、(?=.)")
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
+_QUOTE_CLOSE = re.compile(r"[」』]")
 
 # List separators and the conjunction before the last item.
 # A comma between digits is a thousands separator ("1,500,000"), not a list separator.
@@ -180,10 +181,27 @@ def split_sentences(text: str) -> list[str]:
     """Cut text into sentences on the terminators of the four languages; drops citations and bullets."""
     text = _CITATION.sub("", text)
     pieces: list[str] = []
-    for part in _HARD_END.split(text):
+    for part in _quoted_whole(_HARD_END.split(text)):
         pieces.extend(_split_periods(part))
     parts = (_BULLET.sub("", p).strip() for p in pieces)
     return [p for p in parts if p and re.search(r"\w", p)]
+
+
+def _quoted_whole(parts: list[str]) -> list[str]:
+    """A CJK quotation is one sentence: 「技術的な問題だと結論付けるのを急ぐべきではない。むしろその反対だ」と
+    述べた was cut inside the quote, leaving 「むしろその反対だ」と述べた" a claim of its own. Pieces are
+    joined while a 「 or 『 is open and a later piece closes it."""
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if out and _open_quote(out[-1]) and any(_QUOTE_CLOSE.search(p) for p in parts[i:]):
+            out[-1] = out[-1] + part
+        else:
+            out.append(part)
+    return out
+
+
+def _open_quote(text: str) -> bool:
+    return text.count("「") > text.count("」") or text.count("『") > text.count("』")
 
 
 def _split_periods(text: str) -> list[str]:

@@ -176,3 +176,14 @@ def test_japanese_sentences_are_cut_at_a_verb_joining_form_before_the_comma() ->
     ]
     assert len(split_claims("男性が川で泳いでおり、犬が見ている。", "ja")) == 1
     assert len(split_claims("退货期限为三十天，运费由买家承担。", "zh")) == 2  # Chinese unchanged
+
+
+def test_a_quotation_with_its_own_sentences_stays_one_sentence() -> None:
+    """「…。…」と述べた is one sentence, not a quote's first half and "」と述べた"; an unclosed 「 joins
+    nothing."""
+    text = "彼は「技術的な問題だと結論付けるのを急ぐべきではない。むしろその反対だ」と述べた。次の文だ。"
+    assert split_sentences(text) == [
+        "彼は「技術的な問題だと結論付けるのを急ぐべきではない。むしろその反対だ」と述べた。",
+        "次の文だ。",
+    ]
+    assert split_sentences("「閉じない引用。次の文。") == ["「閉じない引用。", "次の文。"]
