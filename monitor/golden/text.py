@@ -17,7 +17,8 @@ class, a direction such as porting *out*): the matcher discounts a wording whose
 from the question's, since sharing every other word with it is then no evidence of the same intent.
 
 The vocabulary is data: one pack per language under ``rules/golden/`` (``vi.yaml``, ``en.yaml``,
-``zh.yaml``), merged into one ``Vocabulary``; a key defined differently by two packs is a ConfigError.
+``zh.yaml``), merged into one ``Vocabulary``; a key defined differently by two packs, a synonym defined
+twice (in one file, or two keys that stem alike) and a synonym chain or cycle are each a ConfigError.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class Vocabulary:
                 (f for f in source.iterdir() if f.name.endswith(".yaml")) if source.is_dir() else [source],
                 key=lambda f: f.name,
             )
-            packs = [(str(f), yaml.safe_load(f.read_text(encoding="utf-8"))) for f in files]
+            packs = [(str(f), _unique_yaml(f.read_text(encoding="utf-8"), str(f))) for f in files]
         except (OSError, yaml.YAMLError) as exc:
             raise ConfigError(f"{source}: cannot read the golden text packs: {exc}") from exc
         return cls.merge(packs)
@@ -137,7 +138,7 @@ class Vocabulary:
         names = sorted(f.name for f in directory.iterdir() if f.name.endswith(".yaml"))
         if not names:
             raise ConfigError(f"{packs.label(PACK_DIR)}: no golden text packs (*.yaml)")
-        return cls.merge([(packs.label(f"{PACK_DIR}/{n}"), packs.read(f"{PACK_DIR}/{n}")) for n in names])
+        return cls.merge([_read_pack(packs, f"{PACK_DIR}/{n}") for n in names])
 
     @classmethod
     def from_mapping(cls, data: Any, origin: str = "abbreviations") -> Vocabulary:
@@ -186,6 +187,7 @@ class Vocabulary:
             ((_stemmed(k), _stemmed(v)) for k, v in synonyms.items() if k not in cjk),
             key=lambda pair: -len(pair[0]),
         )
+        _check_synonyms({k.translate(table): o for k, (_, o) in merged["synonyms"].items()}, synonyms, latin)
         return cls(
             abbreviations={k: tuple(v.split()) for k, (v, _) in merged["abbreviations"].items()},
             synonyms=tuple(latin),
@@ -225,8 +227,8 @@ class Vocabulary:
             else:
                 for part in _DIGITS.findall(piece):
                     words.extend(stem(w) for w in self.abbreviations.get(part, (part,)))
-        # Twice: a synonym may read what another produced ("switch my number" -> "move my number" ->
-        # "port number"); canonical forms map onto themselves, so a second pass changes nothing else.
+        # Twice: a synonym's output may join the words beside it into another synonym ("switch" -> "move",
+        # then "move my number" -> "port number"); no canonical form is rewritten (checked at load).
         mapped = self._map_synonyms(self._map_synonyms(words))
         return tuple(w for w in mapped if w not in self.stopwords)
 
@@ -242,18 +244,7 @@ class Vocabulary:
         return tuple(run[i : i + 2] for i in range(len(run) - 1))
 
     def _map_synonyms(self, words: list[str]) -> list[str]:
-        out: list[str] = []
-        i = 0
-        while i < len(words):
-            for phrase, canonical in self.synonyms:
-                if tuple(words[i : i + len(phrase)]) == phrase:
-                    out.extend(canonical)
-                    i += len(phrase)
-                    break
-            else:
-                out.append(words[i])
-                i += 1
-        return out
+        return _map_once(self.synonyms, words)
 
 
 def _define(table: dict[str, tuple[str, str]], key: str, value: str, origin: str, field: str) -> None:
@@ -261,6 +252,92 @@ def _define(table: dict[str, tuple[str, str]], key: str, value: str, origin: str
     if previous is not None and previous[0] != value:
         raise ConfigError(f"{origin}: '{field}.{key}' is {value!r} here but {previous[0]!r} in {previous[1]}")
     table[key] = (value, origin)
+
+
+def _unique_yaml(text: str, origin: str) -> Any:
+    """Decoded YAML whose mappings may not repeat a key (PyYAML keeps the last one silently)."""
+
+    class _Unique(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node)
+            if key in seen:
+                raise ConfigError(f"{origin}: key {key!r} is defined twice (line {key_node.start_mark.line + 1})")
+            seen.add(key)
+        return loader.construct_mapping(node)
+
+    _Unique.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(text, Loader=_Unique)  # noqa: S506 - a SafeLoader subclass
+
+
+def _read_pack(packs: RulePacks, name: str) -> tuple[str, Any]:
+    """One golden pack from the rule packs' root, read with repeated keys refused."""
+    origin = packs.label(name)
+    try:
+        return origin, _unique_yaml(packs.path(name).read_text(encoding="utf-8"), origin)
+    except OSError as exc:
+        raise ConfigError(f"{origin}: cannot read: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{origin}: invalid YAML: {exc}") from exc
+
+
+def _check_synonyms(
+    origins: Mapping[str, str], synonyms: Mapping[str, str], latin: Sequence[tuple[Phrase, Phrase]]
+) -> None:
+    """Refuse a synonym defined twice once stemmed, or whose canonical form another synonym rewrites.
+
+    Synonyms map once, longest first: a chain (a -> b, b -> c) or a cycle (a -> b, b -> a) would make
+    the result depend on the pass count, so each key must map straight onto a form no key rewrites.
+    """
+    seen: dict[Phrase, str] = {}
+    for key in sorted(k for k in synonyms if not is_cjk(k)):
+        phrase = _stemmed(key)
+        if phrase in seen:
+            first = seen[phrase]
+            raise ConfigError(
+                f"{origins[key]}: 'synonyms.{key}' is 'synonyms.{first}' of {origins[first]} once stemmed "
+                f"({' '.join(phrase)!r}): the synonym is defined twice"
+            )
+        seen[phrase] = key
+    for key, value in sorted(synonyms.items()):
+        canonical = _stemmed(value)
+        rewritten = _map_once(latin, list(canonical))
+        if is_cjk(value) or tuple(rewritten) == canonical:
+            continue
+        kind = "a cycle" if _returns(latin, _stemmed(key), canonical) else "a chain"
+        raise ConfigError(
+            f"{origins[key]}: 'synonyms.{key}' -> {value!r} is rewritten again to {' '.join(rewritten)!r} "
+            f"by another synonym ({kind}): map it straight onto the final form"
+        )
+
+
+def _returns(synonyms: Sequence[tuple[Phrase, Phrase]], key: Phrase, canonical: Phrase) -> bool:
+    """Whether rewriting ``canonical`` again and again brings back ``key`` (a cycle, not a chain)."""
+    words = list(canonical)
+    for _ in range(8):  # packs are short chains at worst; a cycle shows within a few rewrites
+        if any(tuple(words[i : i + len(key)]) == key for i in range(len(words) - len(key) + 1)):
+            return True
+        words = _map_once(synonyms, words)
+    return False
+
+
+def _map_once(synonyms: Sequence[tuple[Phrase, Phrase]], words: list[str]) -> list[str]:
+    """Phrase synonyms applied once, longest first, left to right."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for phrase, canonical in synonyms:
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                out.extend(canonical)
+                i += len(phrase)
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
 
 
 def _check_characters(data: dict[str, Any], origin: str) -> None:

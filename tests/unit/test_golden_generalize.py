@@ -142,3 +142,51 @@ def test_synonyms_read_what_synonyms_produced(vocab: Vocabulary, golden: dict[st
     assert vocab.tokens("switch my number to you") == vocab.tokens("move my number") == ("port", "number")
     assert matched(golden, "telecom_en", "how do i switch my number over to you") == "t05"
     assert matched(golden, "telecom_en", "how do i switch my plan to premium") is None
+
+
+def test_synonym_defined_twice_once_stemmed_is_refused() -> None:
+    """Two synonym keys that stem to one phrase are a ConfigError naming the pack and both entries."""
+    with pytest.raises(ConfigError, match=r"pack\.yaml: 'synonyms\.runs out' is 'synonyms\.run out'.*twice"):
+        Vocabulary.merge([("pack.yaml", {"synonyms": {"run out": "use up", "runs out": "use up"}})])
+    assert Vocabulary.merge([("pack.yaml", {"synonyms": {"run out": "use up"}})]).tokens("runs out") == (
+        "use",
+        "up",
+    )
+
+
+def test_synonym_key_repeated_in_one_yaml_file_is_refused(tmp_path: Path) -> None:
+    """A key written twice in one pack file (YAML keeps the last silently) is a ConfigError with its line."""
+    pack = tmp_path / "en.yaml"
+    pack.write_text("synonyms:\n  run out: use up\n  roam: roaming\n  run out: finish\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"en\.yaml: key 'run out' is defined twice \(line 4\)"):
+        Vocabulary.load(tmp_path)
+    pack.write_text("synonyms:\n  run out: use up\n  roam: roaming\n", encoding="utf-8")
+    assert Vocabulary.load(tmp_path).tokens("run out") == ("use", "up")
+
+
+@pytest.mark.parametrize(
+    ("synonyms", "kind"),
+    [
+        ({"reimbursement": "reimburse", "reimburse": "refund"}, "a chain"),
+        ({"limit": "cover limit"}, "a cycle"),
+        ({"lapse": "expire", "expire": "lapse"}, "a cycle"),
+        ({"报销": "reimburse", "reimburse": "refund"}, "a chain"),
+    ],
+)
+def test_synonym_chain_or_cycle_is_refused(synonyms: dict[str, str], kind: str) -> None:
+    """A synonym whose canonical form another synonym rewrites is a ConfigError naming entry and kind."""
+    with pytest.raises(ConfigError, match=rf"p\.yaml: 'synonyms\..+' -> .* \({kind}\)"):
+        Vocabulary.merge([("p.yaml", {"synonyms": synonyms})])
+
+
+def test_synonym_onto_itself_and_straight_onto_final_form_load() -> None:
+    """A canonical form listed onto itself, and a key mapped straight onto the final form, are accepted."""
+    vocab = Vocabulary.merge(
+        [("p.yaml", {"synonyms": {"cover limit": "cover limit", "limit": "cover limit", "reimburse": "refund"}})]
+    )
+    assert vocab.tokens("cover limit") == vocab.tokens("limit") == ("cover", "limit")
+
+
+def test_packaged_golden_packs_load_without_duplicates_or_chains() -> None:
+    """The packaged golden packs pass the synonym checks (they are refused at start otherwise)."""
+    assert Vocabulary.load().synonyms
