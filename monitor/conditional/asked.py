@@ -1,0 +1,130 @@
+"""What the question and the answer say, and whether they carry a condition a value is bound to."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+
+from monitor.conditional.statements import _Condition
+from monitor.conditional.text import _Amount, _has, stems, tokens
+from monitor.conditional.vocabulary import _Vocabulary
+
+
+def _denies(denied: frozenset[str], key: str) -> bool:
+    """Whether a condition key is among a question's denied words: the word itself, a phrase's first
+    word ("bach kim"), inside a denied Chinese run, or opening a mixed form ("vip会员")."""
+    return any(
+        key == word or key.split()[0] == word or (not key.isascii() and (key in word or key.startswith(word)))
+        for word in denied
+    )
+
+
+class _Asked:
+    """What the question and the answer say, folded: their content words, text and quantities."""
+
+    def __init__(
+        self,
+        text: str,
+        amounts: Iterable[_Amount] = (),
+        question_units: Iterable[str] = (),
+        endings: Sequence[str] = ("s",),
+    ) -> None:
+        self.text = text
+        self.endings = tuple(endings)
+        self.words = tokens(text, self.endings)
+        self.amounts = frozenset(amounts)
+        self.question_units = frozenset(question_units)
+        self.universal = False  # the answer speaks of all goods ("mọi món hàng", "anything", "任何商品")
+        self.answer = self  # what the answer alone says
+        self.question = self  # what the question alone says
+        self.denied: frozenset[str] = frozenset()  # what the question denies ("no-contract", "ko có bhyt")
+        self.days: frozenset[int] | None = None  # the days asked or answered about (a clock range's)
+        self.stated: frozenset[_Amount] = frozenset()  # every value the answer writes, thresholds too
+
+    def on_days(self, days: frozenset[int] | None) -> _Asked:
+        """The same, about ``days`` ("chủ nhật", "every day"; None: no day named)."""
+        out = copy.copy(self)
+        out.days = days
+        return out
+
+    def answer_only(self) -> _Asked:
+        """The answer's words (the question's amounts kept): "所有保单等待期都是30天" asked by a
+        "不是VIP" customer does not carry VIP."""
+        out = _Asked(self.answer.text, self.amounts, self.question_units, self.endings)
+        out.universal, out.answer, out.question = True, self.answer, self.question
+        return out
+
+    def for_everyone(self) -> _Asked:
+        """No words carry a condition: an answer that gives a value to everyone ("ai cũng được 30 ngày,
+        không riêng thành viên Plus", "不限会员") drops every condition, even one the asker meets."""
+        out = _Asked("", self.amounts, self.question_units, self.endings)
+        out.universal, out.answer, out.question = True, self.answer, self.question
+        return out
+
+    def holds(self, key: str) -> bool:
+        """Whether a condition key (a word, a character pair or a tier phrase) is said; one the
+        question denies ("I'm not a Premium subscriber", "非VIP") only when the answer says it."""
+        said = (
+            key in self.words
+            or any(stem in self.words for stem in stems(key, self.endings))
+            or (" " in key or not key.isascii())
+            and _has(self.text, key, self.endings)
+        )
+        if said and self.denied and _denies(self.denied, key):
+            return self.answer is not self and self.answer.holds(key)
+        return said
+
+
+class _Carried:
+    """Whether the question or answer carries a condition (mixed into ``ConditionalRules``)."""
+
+    vocabulary: _Vocabulary
+    carried_share: float
+
+    def _carried(self, condition: _Condition, asked: _Asked) -> bool:
+        """Whether the question or answer carries ``condition``: enough of its content words, or, in
+        another language, an equivalent of a phrase in it ("nội thành" for "inner city", "市区"); a
+        day set, when the days asked or answered about fall inside it."""
+        if condition.kind == "days":
+            return asked.days is not None and asked.days <= condition.days
+        if condition.kind == "class":
+            return self._class_carried(condition, asked)
+        found = sum(1 for key in condition.keys if asked.holds(key))
+        # "lỗi của BanHang thì": a clause as condition is carried whole, not by the shop's name alone
+        share = 1.0 if condition.kind == "then" else self.carried_share
+        if found > 0 and found >= share * len(condition.keys):
+            return True
+        if condition.terms & asked.amounts:  # "Claims up to 5,000 yuan: ..." states the condition
+            return True
+        if any(asked.holds(key) for key in condition.aliases):
+            return True
+        if condition.kind == "threshold" and {u for _, u in condition.terms} & asked.question_units:
+            return True  # "Bố tôi 70 tuổi" for "từ 60 tuổi": the customer says where they stand
+        return self._equivalent(condition, asked, self.vocabulary.equivalents)
+
+    def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:
+        return any(
+            any(_has(condition.phrase, form, asked.endings) for form in group)
+            and any(asked.holds(form) for form in group)
+            for group in groups
+        )
+
+    def _class_carried(self, condition: _Condition, asked: _Asked) -> bool:
+        """A class of goods beside another condition ("hàng thời trang" of "thành viên Plus") is dropped
+        only when the answer speaks of all goods ("mọi món hàng", "anything") or the question or answer
+        names goods of another class ("điện thoại", "tablet"); a Plus member asking about the Plus rule
+        gets the Plus value."""
+        universal = asked.universal
+        if universal:  # "mọi món hàng": the answer itself must name the class
+            asked = asked.answer
+        found = sum(1 for key in condition.keys if asked.holds(key))
+        if found and found >= self.carried_share * len(condition.keys):
+            return True
+        # a universal claim names the class only by its goods: a tier's name in the class's phrase
+        # ("金卡会员购买的服装类") says nothing of which goods
+        named = self.vocabulary.goods if universal else (*self.vocabulary.equivalents, *self.vocabulary.goods)
+        if self._equivalent(condition, asked, named):
+            return True
+        endings = self.vocabulary.endings
+        others = [g for g in self.vocabulary.goods if not any(_has(condition.phrase, f, endings) for f in g)]
+        return not universal and not any(asked.holds(form) for group in others for form in group)

@@ -1,0 +1,150 @@
+"""How the conditional check reads text: case and accent folding, content-word keys, writings, clauses
+and comma parts (offsets always those of ``nfc(text)``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from decimal import Decimal
+
+from monitor.numeric.text import fold as fold_digits
+from monitor.numeric.text import nfc
+
+_CLAUSE_END = re.compile(r"[.!?؟](?=\s|$)|[。！？；;؛\n]")
+_PAREN = re.compile(r"[(（]([^()（）]*)[)）]")
+_COMMA = re.compile(r"[,，、،](?!\d)|\s[-–—]\s")
+_LIST_COMMA = re.compile(r"\s*[,，、،]\s*")
+_HAN = "\u3400-\u9fff"
+_LEADING = " \t-–—:：·•*#"  # what may stand before a leading marker in its part
+_TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
+_NUMBER = re.compile(r"[0-9]+")
+_FIRST_NUMBER = re.compile(r"[^\w:：]*?([0-9]+)")
+_COUNTED = re.compile(rf"(?<![.,])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
+_LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
+_LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
+_ACCENTS = {
+    code: base
+    for code in _LATIN
+    if len(base := unicodedata.normalize("NFD", chr(code))[0].lower()) == 1 and base != chr(code)
+} | {ord("đ"): "d", ord("Đ"): "d"}
+_Amount = tuple[Decimal, str]
+_COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lần"
+
+
+def lower(text: str) -> str:
+    """Lower-case, digit-normalized ``text`` of the same length as ``nfc(text)``; accents kept, so the
+    packs' markers stay apart ("mỗi" each, "mọi" every)."""
+    return fold_digits(nfc(text)).translate(_LOWER)
+
+
+def fold(text: str) -> str:
+    """``lower(text)`` without accents (đ -> d): how a question typed without them is compared."""
+    return lower(text).translate(_ACCENTS)
+
+
+def _ending_pattern(endings: Sequence[str]) -> str:
+    """An optional inflection ending after a form ("members" for "member", "رایگانه" for "رایگان")."""
+    if not endings:
+        return ""
+    return "(?:" + "|".join(re.escape(e) for e in sorted(endings, key=len, reverse=True)) + ")?"
+
+
+def _spaced(form: str) -> str:
+    return r"[\s-]+".join(re.escape(word) for word in form.split())  # "outer city", "outer-city"
+
+
+def tokens(text: str, endings: Sequence[str] = ("s",)) -> set[str]:
+    """Content-word keys of folded ``text``: words (also without an inflection ending of the packs: a
+    plural's "s", Persian "ان", "ه"), Chinese character pairs and whole numbers ("65")."""
+    keys: set[str] = set(_NUMBER.findall(text))
+    for run in _TOKEN.findall(text):
+        if "\u3400" <= run[0] <= "\u9fff":
+            keys.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
+        else:
+            keys.add(run)
+            keys.update(stems(run, endings))
+    return keys
+
+
+def stems(word: str, endings: Sequence[str]) -> set[str]:
+    """``word`` without each inflection ending it carries, when at least three letters remain."""
+    return {word[: -len(e)] for e in endings if len(word) - len(e) >= 3 and word.endswith(e)}
+
+
+_VIETNAMESE = frozenset("ăâđêôơưáàảãạấầẩẫậắằẳẵặéèẻẽẹếềểễệíìỉĩịóòỏõọốồổỗộớờởỡợúùủũụứừửữựýỳỷỹỵ")
+
+
+def script(low: str) -> str:
+    """How a lower-cased text is written, to tell an answer that cannot quote a chunk's words: Han,
+    Arabic, Latin with Vietnamese letters, or plain Latin."""
+    if any("\u3400" <= char <= "\u9fff" for char in low):
+        return "han"
+    if any("\u0600" <= char <= "\u06ff" for char in low):
+        return "arabic"
+    return "vietnamese" if any(char in _VIETNAMESE for char in low) else "latin"
+
+
+def _has(text: str, form: str, endings: Sequence[str] = ("s", "es")) -> bool:
+    """Whether ``form`` is in ``text``: as whole words (maybe with an inflection ending), or anywhere
+    for Chinese forms."""
+    pattern = _whole_words(form, tuple(endings))
+    return form in text if pattern is None else pattern.search(text) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _whole_words(form: str, endings: tuple[str, ...] = ("s", "es")) -> re.Pattern[str] | None:
+    """The compiled whole-word pattern of a form (None for a Chinese one), built once per form: the
+    check asks for the same condition and equivalence forms on every trace. An inflection ending of
+    the packs may end it ("annual member" is said in "Annual members get ...", "رایگان" in "رایگانه")."""
+    if any("\u3400" <= char <= "\u9fff" for char in form):
+        return None
+    return re.compile(rf"(?<!\w){_spaced(form)}{_ending_pattern(endings)}(?!\w)")
+
+
+def _overlaps(match: re.Match[str], spans: Iterable[tuple[int, int]]) -> bool:
+    return any(start < match.end() and match.start() < end for start, end in spans)
+
+
+def _digit_between(text: str, start: int, end: int) -> bool:
+    return any(char.isdigit() for char in text[start:end])
+
+
+_REACH = 400  # characters a comma part reaches either side of its value: an unpunctuated run is no part
+
+
+def _part(low: str, start: int, end: int, position: int) -> tuple[int, int]:
+    """The comma part of the clause ``low[start:end]`` around ``position``, at most ``_REACH``
+    characters either side (a flattened table without punctuation would otherwise make every value's
+    part the whole chunk, and the work per chunk quadratic)."""
+    start, end = max(start, position - _REACH), min(end, position + _REACH)
+    part_start, part_end = start, end
+    for match in _COMMA.finditer(low, start, end):
+        if match.end() <= position:
+            part_start = match.end()
+        elif match.start() >= position:
+            part_end = match.start()
+            break
+    return part_start, part_end
+
+
+def _clauses(low: str) -> Iterator[tuple[int, int]]:
+    """Sentences and ";" parts of a folded chunk."""
+    begin = 0
+    for stop in [match.end() for match in _CLAUSE_END.finditer(low)] + [len(low)]:
+        if stop > begin:
+            yield begin, stop
+            begin = stop
+
+
+def _parentheticals(low: str) -> list[tuple[int, int]]:
+    return [(match.start(1), match.end(1)) for match in _PAREN.finditer(low)]
+
+
+def _blank(low: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``low`` with ``spans`` replaced by spaces (same length, so offsets stay valid)."""
+    for start, end in spans:
+        low = low[:start] + " " * (end - start) + low[end:]
+    return low
