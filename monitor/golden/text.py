@@ -265,7 +265,8 @@ def _unique_yaml(text: str, origin: str) -> Any:
         for key_node, _ in node.value:
             key = loader.construct_object(key_node)
             if key in seen:
-                raise ConfigError(f"{origin}: key {key!r} is defined twice (line {key_node.start_mark.line + 1})")
+                line = key_node.start_mark.line + 1
+                raise ConfigError(f"{origin}: key {key!r} is defined twice (line {line})")
             seen.add(key)
         return loader.construct_mapping(node)
 

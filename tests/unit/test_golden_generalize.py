@@ -181,9 +181,8 @@ def test_synonym_chain_or_cycle_is_refused(synonyms: dict[str, str], kind: str) 
 
 def test_synonym_onto_itself_and_straight_onto_final_form_load() -> None:
     """A canonical form listed onto itself, and a key mapped straight onto the final form, are accepted."""
-    vocab = Vocabulary.merge(
-        [("p.yaml", {"synonyms": {"cover limit": "cover limit", "limit": "cover limit", "reimburse": "refund"}})]
-    )
+    synonyms = {"cover limit": "cover limit", "limit": "cover limit", "reimburse": "refund"}
+    vocab = Vocabulary.merge([("p.yaml", {"synonyms": synonyms})])
     assert vocab.tokens("cover limit") == vocab.tokens("limit") == ("cover", "limit")
 
 
