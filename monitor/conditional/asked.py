@@ -28,9 +28,11 @@ class _Asked:
         amounts: Iterable[_Amount] = (),
         question_units: Iterable[str] = (),
         endings: Sequence[str] = ("s",),
+        plurals: Sequence[str] | None = None,
     ) -> None:
         self.text = text
         self.endings = tuple(endings)
+        self.plurals = self.endings if plurals is None else tuple(plurals)
         self.words = tokens(text, self.endings)
         self.amounts = frozenset(amounts)
         self.question_units = frozenset(question_units)
@@ -50,14 +52,14 @@ class _Asked:
     def answer_only(self) -> _Asked:
         """The answer's words (the question's amounts kept): "所有保单等待期都是30天" asked by a
         "不是VIP" customer does not carry VIP."""
-        out = _Asked(self.answer.text, self.amounts, self.question_units, self.endings)
+        out = _Asked(self.answer.text, self.amounts, self.question_units, self.endings, self.plurals)
         out.universal, out.answer, out.question = True, self.answer, self.question
         return out
 
     def for_everyone(self) -> _Asked:
         """No words carry a condition: an answer that gives a value to everyone ("ai cũng được 30 ngày,
         không riêng thành viên Plus", "不限会员") drops every condition, even one the asker meets."""
-        out = _Asked("", self.amounts, self.question_units, self.endings)
+        out = _Asked("", self.amounts, self.question_units, self.endings, self.plurals)
         out.universal, out.answer, out.question = True, self.answer, self.question
         return out
 
@@ -66,7 +68,7 @@ class _Asked:
         question denies ("I'm not a Premium subscriber", "非VIP") only when the answer says it."""
         said = (
             key in self.words
-            or any(stem in self.words for stem in stems(key, self.endings))
+            or any(stem in self.words for stem in stems(key, self.plurals))
             or (" " in key or not key.isascii())
             and _has(self.text, key, self.endings)
         )

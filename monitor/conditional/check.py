@@ -99,17 +99,20 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             return ConditionalReport()
         statements = [s for context in contexts for s in self._statements(context)]
         asked_about = self._quantities(question)
-        endings = self.vocabulary.endings
+        endings, plurals = self.vocabulary.endings, self.vocabulary.plurals
         asked = _Asked(
             fold(f"{question}\n{answer}"),
             # every value the answer names carries a condition, denied or not ("不满300,000越南盾")
             [(q.value, q.unit) for q in [*self._quantities(answer), *asked_about]],
             [q.unit for q in asked_about],
             endings,
+            plurals,
         )
         asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
-        asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said], (), endings)
-        asked.question = _Asked(fold(question), [(q.value, q.unit) for q in asked_about], (), endings)
+        asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said], (), endings, plurals)
+        asked.question = _Asked(
+            fold(question), [(q.value, q.unit) for q in asked_about], (), endings, plurals
+        )
         asked.denied = asked.question.denied = self._denied(fold(question))
         asked.stated = frozenset((q.value, q.unit) for q in self._quantities(answer))
         folded = fold(answer)

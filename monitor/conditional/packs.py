@@ -35,6 +35,10 @@ class ConditionalPack(BaseModel):
     language: Form
     word_boundaries: bool = True
     endings: list[Form] = []
+    # the endings a policy's or pack's word may shed to meet a question's word (plurals: "members",
+    # "دانشجویان"); None: all ``endings``. The others only come off a question's or answer's word
+    # ("تهرانم" says "تهران"), so "سالمند" (elderly) is not "سالم" (healthy) with an ending.
+    plurals: list[Form] | None = None
     qualifier_side: Literal["before", "after"] = "after"
     groups: list[Form] = []
     tiers: list[Form] = []

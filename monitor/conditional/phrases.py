@@ -318,7 +318,7 @@ class _PhraseReader:
         tiers = {tier for tier in self.vocabulary.tier_words if _has(text, tier, endings)}
         if tiers:  # a tier is carried as a phrase: "ưu tiên" is not "rút tiền"
             return {" ".join(tier.translate(_ACCENTS).split()) for tier in tiers}
-        return tokens(text.translate(_ACCENTS), endings)
+        return tokens(text.translate(_ACCENTS), self.vocabulary.plurals)  # a key sheds plurals only
 
     def _group(self, low: str, surface: str, start: int, end: int, match: re.Match[str]) -> _Condition | None:
         """A group noun's condition, from the qualifier beside it; None when unqualified or general."""

@@ -19,6 +19,9 @@ class _Vocabulary:
         self.languages = tuple(pack.language for pack in packs)
         # inflection endings a word may carry ("members", "رایگانه", "دانشجویان"), longest first
         self.endings = tuple(sorted({lower(e) for p in packs for e in p.endings}, key=lambda e: (-len(e), e)))
+        # what a key (a policy's or a pack's word) may shed: plurals, not enclitics ("سالمند" is no "سالم")
+        shed = {lower(e) for p in packs for e in (p.endings if p.plurals is None else p.plurals)}
+        self.plurals = tuple(sorted(shed, key=lambda e: (-len(e), e)))
         self.if_markers = _matcher(packs, lambda p: p.if_markers)
         self.leading_markers = _matcher(packs, lambda p: p.leading_markers)
         self.except_markers = _matcher(packs, lambda p: p.except_markers)

@@ -303,3 +303,30 @@ def test_a_long_unpunctuated_chunk_is_checked_in_linear_time(chunk: str) -> None
     report = rules.check("phí bao nhiêu", "Phí dịch vụ là 20.000đ, vé $11", [chunk])
     assert isinstance(report, ConditionalReport)
     assert rules.check("vé bao nhiêu", "Vé là $11", ["Adult: $16.50 | Child: $11"]).findings
+
+
+FA_ELDERLY = "اعضای سالمند ماهانه ۲۰۰ هزار تومان می‌پردازند؛ سایر اعضا ماهانه ۴۰۰ هزار تومان می‌پردازند."
+
+
+@pytest.mark.parametrize(
+    ("question", "flagged"),
+    [
+        ("من سالم هستم، حق عضویت ماهانه چقدر است؟", True),  # healthy: not "elderly" less "ند"
+        ("حق عضویت ماهانه چقدر است؟", True),
+        ("من سالمندم، حق عضویت ماهانه چقدر است؟", False),  # "I am elderly": the enclitic comes off
+        ("سالمندان چقدر می‌پردازند؟", False),  # the plural comes off
+    ],
+)
+def test_persian_key_sheds_only_plurals(rules: ConditionalRules, question: str, flagged: bool) -> None:
+    """A condition key sheds plurals only: "سالم" (healthy) does not carry "سالمند" (elderly)."""
+    report = rules.check(question, "حق عضویت ماهانه ۲۰۰ هزار تومان است.", [FA_ELDERLY])
+    assert bool(report.findings) is flagged
+
+
+def test_plurals_default_to_every_ending() -> None:
+    """A pack without ``plurals`` lets a key shed any of its endings, as before the field existed."""
+    pack = ConditionalPack(language="xx", endings=["en", "s"])
+    rules = ConditionalRules([pack], NumericRules.load())
+    assert set(rules.vocabulary.plurals) == {"en", "s"}
+    fa = ConditionalPack(language="fa", endings=["ان", "م"], plurals=["ان"])
+    assert ConditionalRules([fa], NumericRules.load()).vocabulary.plurals == ("ان",)
