@@ -58,6 +58,10 @@ class ConditionalPack(BaseModel):
     denials: list[Form] = []
     thresholds: list[Form] = []
     thresholds_after: list[Form] = []
+    # words before a value that make it an upper limit ("up to", "tối đa", "最多", "حداکثر"): a cap is
+    # the value stated, never a condition on the other values of its part; inside a marker's own words
+    # ("only for claims up to $500") it names the condition like a threshold
+    limits: list[Form] = []
     then_markers: list[Form] = []
     classes: list[Form] = []
     anaphors: list[Form] = []

@@ -164,4 +164,5 @@ class _ScopeReader(_PhraseReader):
         ):
             return False
         # a threshold names the condition ("dưới 6 tuổi", "不超过5,000元"); "داخل تهران ۱ روزه" does not
-        return self.vocabulary.thresholds.search(low[condition.start : condition.end] + " ") is not None
+        own = low[condition.start : condition.end] + " "  # "only for claims up to $500": a limit names it too
+        return any(m.search(own) is not None for m in (self.vocabulary.thresholds, self.vocabulary.limits))

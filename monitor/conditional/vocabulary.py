@@ -50,6 +50,7 @@ class _Vocabulary:
         self.thresholds = _ending(packs, lambda p: p.thresholds)
         self.threshold_words = _matcher(packs, lambda p: p.thresholds)
         self.thresholds_after = _matcher(packs, lambda p: p.thresholds_after)
+        self.limits = _ending(packs, lambda p: p.limits)
         self.then_markers = _matcher(packs, lambda p: p.then_markers)
         self.classes = _matcher(packs, lambda p: p.classes, inflected=True)
         self.class_before = _words(packs, lambda p: p.classes if p.qualifier_side == "before" else [])

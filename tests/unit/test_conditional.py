@@ -330,3 +330,35 @@ def test_plurals_default_to_every_ending() -> None:
     assert set(rules.vocabulary.plurals) == {"en", "s"}
     fa = ConditionalPack(language="fa", endings=["ان", "م"], plurals=["ان"])
     assert ConditionalRules([fa], NumericRules.load()).vocabulary.plurals == ("ان",)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "chunk", "flagged"),
+    [
+        # a cap conditions nothing: the refund time holds for every refund
+        ("hoàn tiền bao lâu", "Bạn được hoàn tiền trong vòng 30 ngày.",
+         "Đơn hàng được hoàn tiền tối đa 5 triệu đồng trong vòng 30 ngày.", []),
+        ("How fast is the refund?", "Refunds arrive within 10 days.",
+         "Refunds of up to $500 arrive within 10 days.", []),
+        ("بازپرداخت کی انجام میشه؟", "بازپرداخت ظرف ۳۰ روز انجام می‌شود.",
+         "بازپرداخت حداکثر ۵ میلیون تومان ظرف ۳۰ روز انجام می‌شود.", []),
+        # a cap is a value: the members' cap stated as general is a finding, another value after it or not
+        ("hoàn tối đa bao nhiêu", "Bạn được hoàn tối đa 5 triệu đồng trong 30 ngày.",
+         "Thành viên Plus được hoàn tối đa 5 triệu đồng trong 30 ngày; khách thường được hoàn tối đa 2 "
+         "triệu đồng trong 30 ngày.", ["5 triệu đồng"]),
+        ("How much can I get back?", "You can get up to $500 back within 10 days.",
+         "Premium subscribers get up to $500 back within 10 days; other plans get up to $200 back "
+         "within 10 days.", ["$500"]),
+        ("最多赔多少", "最多赔付5,000元，30天内到账。",
+         "VIP会员每次最多赔付5,000元，30天内到账；普通会员每次最多赔付2,000元，30天内到账。", ["5,000元"]),
+        # inside a marker's own words a limit still names the condition ("only for claims up to $500")
+        ("only claims", "Claims up to $500 are reviewed in 2 days.",
+         "Fast review applies only to claims up to $500: they are reviewed in 2 days.", []),
+    ],
+)  # fmt: skip
+def test_an_upper_limit_is_a_value_not_a_condition(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, flagged: list[str]
+) -> None:
+    """"up to", "tối đa", "最多", "حداکثر" make a cap: stated, it is a value; in a policy, no condition."""
+    report = rules.check(question, answer, [chunk])
+    assert [f.text for f in report.findings] == flagged
