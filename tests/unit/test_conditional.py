@@ -359,6 +359,6 @@ def test_plurals_default_to_every_ending() -> None:
 def test_an_upper_limit_is_a_value_not_a_condition(
     rules: ConditionalRules, question: str, answer: str, chunk: str, flagged: list[str]
 ) -> None:
-    """"up to", "tối đa", "最多", "حداکثر" make a cap: stated, it is a value; in a policy, no condition."""
+    """A cap ("up to", "tối đa", "最多", "حداکثر") stated is a value; in a policy it conditions nothing."""
     report = rules.check(question, answer, [chunk])
     assert [f.text for f in report.findings] == flagged
