@@ -53,10 +53,15 @@ _SENTENCE_END = re.compile(r"[.!?;\n\u3002\uff01\uff1f\uff1b\u061f]+")
 
 @dataclass(frozen=True)
 class AbstentionClauses:
-    """A sentence that denies (``denials``) what a source (``sources``) says: "X không nói về Y"."""
+    """A sentence that denies (``denials``) what a source (``sources``) says: "X không nói về Y".
+
+    ``more`` holds further groups, each with its own denials and sources: "not having" abstains only
+    of information ("اطلاعاتی ... ندارم"), not of conditions ("من این شرایط را ندارم").
+    """
 
     denials: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    more: tuple[AbstentionClauses, ...] = ()
 
     @classmethod
     def of(cls, denials: Iterable[str], sources: Iterable[str]) -> AbstentionClauses:
@@ -66,35 +71,48 @@ class AbstentionClauses:
         return cls(folded(denials), folded(sources))
 
     def __bool__(self) -> bool:
-        return bool(self.denials and self.sources)
+        return bool(self.denials and self.sources) or any(self.more)
 
     def abstains(self, text: str) -> bool:
-        """Whether one sentence of ``text`` holds both a denial and a source."""
+        """Whether one sentence of ``text`` holds both a denial and a source of one group."""
         if not self:
             return False
+        groups = [g for g in (self, *self.more) if g.denials and g.sources]
         for sentence in _SENTENCE_END.split(text):
             folded = " ".join(fold(sentence).split())
-            if any(d in folded for d in self.denials) and any(s in folded for s in self.sources):
-                return True
+            for group in groups:
+                if any(d in folded for d in group.denials) and any(s in folded for s in group.sources):
+                    return True
         return False
 
     @classmethod
     def load(cls, packs: Iterable[Any]) -> AbstentionClauses:
-        """The union of the packs' ``abstention_clauses`` (mappings with ``denials`` and ``sources``)."""
+        """The packs' ``abstention_clauses``: a mapping with ``denials`` and ``sources``, or a list of
+        them. Mappings of the packs are merged into one group (as before); each listed one after the
+        first of its pack is a group of its own."""
         denials: list[str] = []
         sources: list[str] = []
+        more: list[AbstentionClauses] = []
         for data in packs:
             part = data.get("abstention_clauses") if isinstance(data, dict) else None
             if part is None:
                 continue
-            if not isinstance(part, dict) or not all(
-                isinstance(part.get(k, []), list) and all(isinstance(w, str) for w in part.get(k, []))
-                for k in ("denials", "sources")
-            ):
-                raise ConfigError("abstention_clauses: expected {denials: [text, ...], sources: [text, ...]}")
-            denials += part.get("denials", [])
-            sources += part.get("sources", [])
-        return cls.of(denials, sources)
+            groups = part if isinstance(part, list) else [part]
+            for index, group in enumerate(groups):
+                if not isinstance(group, dict) or not all(
+                    isinstance(group.get(k, []), list) and all(isinstance(w, str) for w in group.get(k, []))
+                    for k in ("denials", "sources")
+                ):
+                    raise ConfigError(
+                        "abstention_clauses: expected {denials: [text, ...], sources: [text, ...]} or a list"
+                    )
+                if index == 0:
+                    denials += group.get("denials", [])
+                    sources += group.get("sources", [])
+                else:
+                    more.append(cls.of(group.get("denials", []), group.get("sources", [])))
+        merged = cls.of(denials, sources)
+        return cls(merged.denials, merged.sources, tuple(more))
 
 
 class AbstentionDetector:

@@ -30,6 +30,10 @@ def detector() -> AbstentionDetector:
         "The documents that I have don't cover mortgages, sorry.",
         "I have no information on mortgages.",
         "متأسفم، اطلاعاتی درباره وام مسکن ندارم.",
+        "در این مورد اطلاعی نداریم.",
+        "Sorry, Skyline Mobile's documents don't cover that.",
+        "That isn't covered by the documents I have, sorry.",
+        "The information I have doesn't cover cruise roaming.",
     ],
 )
 def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str) -> None:
@@ -46,6 +50,10 @@ def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str
         "退货政策是七天内可以退。",
         "این طرح هزینه نصب ندارد و اطلاعات تماس شما محفوظ است.",
         "The documents you need for a mortgage are your ID and payslips.",
+        "Dental treatment isn't covered by the Basic plan.",  # an exclusion of the policy: a fact
+        "Cosmetic surgery is not covered in the standard policy.",
+        "من این شرایط را ندارم ولی بیمه تکمیلی دارم.",  # "not having" the conditions, not information
+        "برای این طرح هزینه نصب نداریم و شرایط نصب ساده است.",  # "we charge no installation fee"
     ],
 )
 def test_a_fact_or_a_denial_without_a_source_does_not(detector: AbstentionDetector, answer: str) -> None:
@@ -78,3 +86,19 @@ def test_clauses_are_data_and_a_bad_shape_is_named() -> None:
 )
 def test_more_refusals_abstain(detector: AbstentionDetector, answer: str) -> None:
     assert detector.abstains(answer)
+
+
+def test_clause_groups_keep_their_denials_to_their_sources() -> None:
+    """A listed group pairs its denials with its own sources only; the first groups merge as before."""
+    clauses = AbstentionClauses.load(
+        [
+            {"abstention_clauses": [{"denials": ["not found"], "sources": ["documents"]},
+                                    {"denials": ["no"], "sources": ["information"]}]},
+            {"abstention_clauses": {"denials": ["not mentioned"], "sources": ["policy"]}},
+        ]
+    )  # fmt: skip
+    assert clauses.abstains("I have no information on that.")
+    assert clauses.abstains("The policy: not found.")  # the first groups of both packs are one
+    assert not clauses.abstains("There are no documents for that.")  # "no" pairs with information only
+    with pytest.raises(ConfigError, match="abstention_clauses"):
+        AbstentionClauses.load([{"abstention_clauses": [{"denials": "no"}]}])

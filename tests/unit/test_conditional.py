@@ -362,3 +362,19 @@ def test_an_upper_limit_is_a_value_not_a_condition(
     """A cap ("up to", "tối đa", "最多", "حداکثر") stated is a value; in a policy it conditions nothing."""
     report = rules.check(question, answer, [chunk])
     assert [f.text for f in report.findings] == flagged
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("热线随时都有人接听。", True),
+        ("热线随时都有人值班。", True),
+        ("热线每天上午9点至下午6点有人接听。", False),
+    ],
+)
+def test_an_all_day_phrase_is_read_by_its_construction(
+    rules: ConditionalRules, answer: str, flagged: bool
+) -> None:
+    """An all-day phrase ("随时都有人", someone is there at any time) holds whatever verb follows."""
+    chunk = "热线服务时间为每天上午9点至下午6点。VIP会员专线全天24小时有人接听。"
+    assert bool(rules.check("热线几点有人", answer, [chunk]).findings) is flagged
