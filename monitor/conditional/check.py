@@ -147,6 +147,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             finding = self._finding(
                 quantity, statements, here, topics[quantity], hedged.get(quantity, ""), writing[quantity]
             )
+            finding = finding or self._dropped(quantity, statements, topics[quantity])
             if finding is not None:
                 findings.append(finding)
             elif self._qualified(
@@ -166,6 +167,25 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         return any(
             s.amount == amount and s.conditions and _all_carried(s.conditions, carried) for s in statements
         )
+
+    def _dropped(
+        self, quantity: Quantity, statements: Sequence[_Statement], topic: frozenset[str]
+    ) -> ConditionalFinding | None:
+        """A value whose number the best-matching sentence states in a qualified unit ("8 giờ" for
+        "8 giờ làm việc", "7 days" for "7 business days"): the qualifier is dropped, though the plain
+        value may stand in an unrelated sentence ("nhịn ăn 8 tiếng"). A tie passes."""
+        units = self.vocabulary.qualified.get(quantity.unit)
+        if not units:
+            return None
+        qualified = [s for s in statements if s.amount[1] in units and s.amount[0] == quantity.value]
+        if not qualified:
+            return None
+        best = max(qualified, key=lambda s: len(s.topic & topic))
+        shared = len(best.topic & topic)
+        exact = [len(s.topic & topic) for s in statements if s.amount == (quantity.value, quantity.unit)]
+        if exact and (shared == 0 or shared <= max(exact)):
+            return None
+        return ConditionalFinding(quantity.text, quantity.value, quantity.unit, best.text)
 
     def _finding(
         self,

@@ -74,6 +74,9 @@ class ConditionalPack(BaseModel):
     goods: list[list[Form]] = []
     topics: list[list[Form]] = []
     comparable: list[list[Form]] = []
+    # a unit that holds only under a qualifier -> the plain unit an answer dropping it writes
+    # ("8 giờ làm việc" -> "8 giờ", "7 business days" -> "7 days")
+    qualified_units: dict[Form, Form] = {}
     ordinals: list[Form] = []
     events: list[Form] = []
     hour_words: list[Form] = []

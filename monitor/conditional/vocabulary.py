@@ -74,6 +74,10 @@ class _Vocabulary:
         self.kinds = {
             unit: index for pack in packs for index, units in enumerate(pack.comparable) for unit in units
         }
+        self.qualified: dict[str, frozenset[str]] = {}  # plain unit -> the qualified units it drops
+        for pack in packs:
+            for qualified, plain in pack.qualified_units.items():
+                self.qualified[plain] = self.qualified.get(plain, frozenset()) | {qualified}
 
     def kind(self, unit: str) -> str:
         """The kind of quantity a unit measures: durations compare with durations ("90 days", "2 years")."""
