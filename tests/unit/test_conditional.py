@@ -378,3 +378,52 @@ def test_an_all_day_phrase_is_read_by_its_construction(
     """An all-day phrase ("随时都有人", someone is there at any time) holds whatever verb follows."""
     chunk = "热线服务时间为每天上午9点至下午6点。VIP会员专线全天24小时有人接听。"
     assert bool(rules.check("热线几点有人", answer, [chunk]).findings) is flagged
+
+
+FA_FIBRE = (
+    "سرعت فیبر نوری ۱۰۰ مگابیت بر ثانیه فقط در تهران، مشهد و اصفهان ارائه می‌شود. در سایر شهرها سرعت ۱۶ "
+    "مگابیت بر ثانیه است."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "flagged"),
+    [
+        ("fibre speed in Mashhad?", "In Mashhad, fibre runs at 100 Mbps.", False),  # مشهد in Latin letters
+        ("fibre speed in Shiraz?", "Fibre runs at 100 Mbps.", True),  # another city, named in equivalents
+        ("fibre speed?", "Fibre runs at 100 Mbps.", True),
+    ],
+)
+def test_a_city_is_carried_in_another_writing(
+    rules: ConditionalRules, question: str, answer: str, flagged: bool
+) -> None:
+    """A large city named in Latin letters carries the policy's Persian case (common.yaml equivalents)."""
+    assert bool(rules.check(question, answer, [FA_FIBRE]).findings) is flagged
+
+
+VI_RETURN = (
+    "Khách đổi ý thì tự chịu phí vận chuyển 30.000 đồng. "
+    "Đơn từ 300.000 đồng trở lên được miễn phí vận chuyển."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "flagged"),
+    [
+        ("اگر پشیمان شوم، هزینه ارسال برگشت با من است؟", "بله، سی هزار دونگ.", False),
+        ("个人原因退货要付多少运费", "要的，三万越南盾运费。", False),
+        ("退货运费多少", "三万越南盾运费。", True),  # no condition of its own
+        (
+            "Tôi muốn trả hàng, phí bao nhiêu?",
+            "Bạn chịu phí 30.000 đồng.",
+            True,
+        ),  # same writing: words needed
+    ],
+)
+def test_a_question_stating_its_own_condition_in_another_writing(
+    rules: ConditionalRules, question: str, answer: str, flagged: bool
+) -> None:
+    """A question in another writing than the policy that states a condition ("اگر", "因") carries the
+    policy's clause condition ("Khách đổi ý thì"), as such an answer does; in the same writing it must
+    say the words."""
+    assert bool(rules.check(question, answer, [VI_RETURN]).findings) is flagged
