@@ -12,6 +12,7 @@ import pytest
 
 from monitor.embeddings import LocalE5Embedder
 from monitor.golden import GoldenChecker, GoldenMatcher, GoldenSet
+from monitor.golden.model import GoldenEntry
 from monitor.numeric import NumericRules
 from monitor.trace import Chunk, Trace
 
@@ -203,3 +204,61 @@ def test_out_of_source_needs_source_text(checker: GoldenChecker, embedder: Local
     check = bare.check(seed_trace(golden, "chunk-800", "q01"))
     assert check is not None
     assert check.numeric_missing == ["7 ngày"] and check.numeric_out_of_source == []
+
+
+RESULTS = (
+    "XN-1. Kết quả xét nghiệm máu của gói khám VIP được trả trong 2 giờ. "
+    "Với các gói khám khác, kết quả được trả trong 24 giờ."
+)
+FASTING = "XN-3. Trước khi xét nghiệm đường huyết hoặc mỡ máu, bệnh nhân cần nhịn ăn ít nhất 8 tiếng."
+PENALTY = "HD-1. Phí phạt chấm dứt hợp đồng trước hạn là 200 nghìn đồng."
+PLAN = "GC-1. Gói cơ bản có giá 150 nghìn đồng mỗi tháng."
+
+
+@pytest.mark.parametrize(
+    ("expected", "chunks", "answer", "missing", "outside"),
+    [
+        # the answer is about the fasting sentence, not the entry's blood test results: no contradiction
+        (
+            ("XN-1", RESULTS, "Kết quả xét nghiệm máu được trả trong 24 giờ."),
+            [("XN-1", RESULTS), ("XN-3", FASTING)],
+            "Trước khi xét nghiệm đường huyết hoặc mỡ máu, bạn cần nhịn ăn ít nhất 8 tiếng.",
+            [],
+            [],
+        ),
+        # the entry's own wording is closer (the penalty), the plan's 150 nghìn is a wrong number
+        (
+            ("HD-1", PENALTY, "Phí phạt chấm dứt hợp đồng trước hạn là 200 nghìn đồng."),
+            [("HD-1", PENALTY), ("GC-1", PLAN)],
+            "Phí phạt chấm dứt hợp đồng là 150 nghìn đồng.",
+            ["200 nghìn đồng"],
+            ["150 nghìn đồng"],
+        ),
+    ],
+)
+def test_a_value_another_section_answers_better_is_no_contradiction(
+    numeric: NumericRules,
+    embedder: LocalE5Embedder,
+    golden: GoldenSet,
+    expected: tuple[str, str, str],
+    chunks: list[tuple[str, str]],
+    answer: str,
+    missing: list[str],
+    outside: list[str],
+) -> None:
+    """A value a chunk of another section states, in a sentence the answer's is closer to than the
+    entry's expected answer, is no contradiction nor out of source; a closer entry keeps both."""
+    section, text, reference = expected
+    entry = GoldenEntry(
+        id="x1", question="?", expected_answer=reference, expected_sections=(section,),
+        expected_sources_text=(text,),
+    )  # fmt: skip
+    trace = Trace(
+        trace_id="t",
+        question="?",
+        answer=answer,
+        retrieved_chunks=tuple(Chunk(chunk_id=s, sections=(s,), text=t) for s, t in chunks),
+    )
+    check = GoldenChecker(GoldenMatcher(golden, embedder), numeric).evaluate(entry, trace)
+    assert check.numeric_missing == missing
+    assert check.numeric_out_of_source == outside
