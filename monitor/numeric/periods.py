@@ -47,8 +47,9 @@ class Periods:
         after = end
         while after < len(text) and text[after] in _GAP:
             after += 1
-        for form in self._after_by_char.get(text[after], ()) if after < len(text) else ():
-            if text.startswith(form, after):
+        # case-blind: "$2 per GB" is the form "per gb", like "Per Month" is "per month"
+        for form in self._after_by_char.get(text[after].lower(), ()) if after < len(text) else ():
+            if text[after : after + len(form)].lower() == form:
                 period, bounded = self._after[form]
                 stop = after + len(form)
                 if not (bounded and form[-1].isalpha() and stop < len(text) and _letter(text[stop])):
@@ -56,8 +57,8 @@ class Periods:
         before = start
         while before > 0 and text[before - 1] in _GAP:
             before -= 1
-        for form in self._before_by_char.get(text[before - 1], ()) if before > 0 else ():
-            if text.endswith(form, 0, before):
+        for form in self._before_by_char.get(text[before - 1].lower(), ()) if before > 0 else ():
+            if text[before - len(form) : before].lower() == form:
                 period, bounded = self._before[form]
                 begin = before - len(form)
                 if not (bounded and form[0].isalpha() and begin > 0 and _letter(text[begin - 1])):
