@@ -125,10 +125,6 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         days: dict[Quantity, frozenset[int] | None] = {}  # the days a clock range is given for
         plain = self._unclocked(low, 0, len(low)).translate(_ACCENTS)  # what the answer's clauses are about
         clocks = [(start, start + len(quantity.text)) for start, quantity in placed if quantity.unit == CLOCK]
-        # a question that states a condition of its own ("اگر پشیمان شوم", "个人原因退货"): in another
-        # writing than the policy it carries the policy's clause conditions, as an answer's does
-        asked_low = lower(question)
-        asking = script(asked_low) if self.vocabulary.answer_markers.search(asked_low) is not None else ""
         for start, quantity in placed:
             a, b = next(((a, b) for a, b in _clauses(folded) if a <= start < b), (0, len(folded)))
             if quantity.unit == CLOCK:
@@ -136,8 +132,6 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             topics[quantity] = topics.get(quantity, frozenset()) | self._topic(plain[a:b])
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
-            elif asking:
-                hedged[quantity] = asking
             writing[quantity] = script(low[a:b])
             if self._said_of_all(self.vocabulary.everyone, low, a, b):
                 everyone.add(quantity)

@@ -410,20 +410,17 @@ VI_RETURN = (
 @pytest.mark.parametrize(
     ("question", "answer", "flagged"),
     [
-        ("اگر پشیمان شوم، هزینه ارسال برگشت با من است؟", "بله، سی هزار دونگ.", False),
-        ("个人原因退货要付多少运费", "要的，三万越南盾运费。", False),
-        ("退货运费多少", "三万越南盾运费。", True),  # no condition of its own
-        (
-            "Tôi muốn trả hàng, phí bao nhiêu?",
-            "Bạn chịu phí 30.000 đồng.",
-            True,
-        ),  # same writing: words needed
+        ("اگر پشیمان شوم، هزینه ارسال برگشت با من است؟", "بله، سی هزار دونگ.", False),  # regretting
+        ("个人原因退货要付多少运费", "要的，三万越南盾运费。", False),  # personal reasons
+        ("退货运费多少", "三万越南盾运费。", True),  # no change of mind said
+        # the asker's own case is not the policy's other case: free is for the shop's error only
+        ("who pays shipping if I just don't want it anymore", "No, returns are always shipped free.", True),
     ],
 )
-def test_a_question_stating_its_own_condition_in_another_writing(
+def test_a_change_of_mind_is_said_in_every_language(
     rules: ConditionalRules, question: str, answer: str, flagged: bool
 ) -> None:
-    """A question in another writing than the policy that states a condition ("اگر", "因") carries the
-    policy's clause condition ("Khách đổi ý thì"), as such an answer does; in the same writing it must
-    say the words."""
-    assert bool(rules.check(question, answer, [VI_RETURN]).findings) is flagged
+    """The customer's own choice ("پشیمان", "个人原因") carries "Khách đổi ý thì" (common.yaml
+    equivalents); a question with a condition of its own carries no other condition of the policy."""
+    chunks = [VI_RETURN, "Đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển."]
+    assert bool(rules.check(question, answer, chunks).findings) is flagged
