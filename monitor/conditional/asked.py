@@ -77,6 +77,9 @@ class _Asked:
         return said
 
 
+_TERMED = frozenset({"threshold", "if", "scope"})  # conditions whose terms may be a threshold's value
+
+
 class _Carried:
     """Whether the question or answer carries a condition (mixed into ``ConditionalRules``)."""
 
@@ -100,8 +103,10 @@ class _Carried:
             return True
         if any(asked.holds(key) for key in condition.aliases):
             return True
-        if condition.kind == "threshold" and {u for _, u in condition.terms} & asked.question_units:
-            return True  # "Bố tôi 70 tuổi" for "từ 60 tuổi": the customer says where they stand
+        if condition.kind in _TERMED and {u for _, u in condition.terms} & asked.question_units:
+            # "Bố tôi 70 tuổi" for "từ 60 tuổi", "我奶奶73岁" for "年满70周岁": the customer says where
+            # they stand, of a threshold or of a marker whose own term is one
+            return True
         return self._equivalent(condition, asked, self.vocabulary.equivalents)
 
     def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:

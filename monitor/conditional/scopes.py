@@ -148,7 +148,14 @@ class _ScopeReader(_PhraseReader):
             return replace(condition, terms=terms)
         if condition.kind not in ("if", "scope"):
             return condition
-        terms = frozenset((q.value, q.unit) for s, _, q in values if self._term(low, condition, s))
+        # its own term: a value that ends its words ("if the bill is unpaid 10 days"), or the number
+        # that names it ("年满70周岁", "aged 65 and over": the age is the condition's key)
+        terms = frozenset(
+            (q.value, q.unit)
+            for s, _, q in values
+            if self._term(low, condition, s)
+            or (condition.start <= s < condition.end and str(json_number(q.value)) in condition.keys)
+        )
         return replace(condition, terms=terms) if terms else condition
 
     def _term(self, low: str, condition: _Condition, position: int) -> bool:

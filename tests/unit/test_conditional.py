@@ -424,3 +424,20 @@ def test_a_change_of_mind_is_said_in_every_language(
     equivalents); a question with a condition of its own carries no other condition of the policy."""
     chunks = [VI_RETURN, "Đổi trả vì lỗi của BanHang thì khách không mất phí vận chuyển."]
     assert bool(rules.check(question, answer, chunks).findings) is flagged
+
+
+@pytest.mark.parametrize(
+    ("question", "flagged"),
+    [("我奶奶73岁出国 能保多少医疗", False), ("出国能保多少医疗", True), ("年满七十的旅行医疗额度", True)],
+)
+def test_an_age_in_the_question_carries_a_marker_named_by_an_age(
+    rules: ConditionalRules, question: str, flagged: bool
+) -> None:
+    """ "年满70周岁" is named by its age: a question stating an age ("73岁") says where the asker stands,
+    as for a threshold; a number word without a unit ("年满七十") is not read yet."""
+    chunks = [
+        "LX-4. 年满70周岁的被保险人仍可投保旅行险，但境外医疗保额为每次旅行15万元，"
+        "且不承保潜水、滑雪等高风险运动。",
+        "LX-1. 境外旅行医疗保额为每人每次旅行人民币30万元，涵盖急诊、住院和紧急医疗转运。",
+    ]
+    assert bool(rules.check(question, "十五万元/次，潜水、滑雪等除外。", chunks).findings) is flagged
