@@ -32,6 +32,8 @@ class ReferenceRules(Protocol):
 
     def locate(self, text: str) -> list[tuple[int, int, Quantity]]: ...
 
+    def extract(self, text: str) -> list[Quantity]: ...
+
     def kind(self, unit: str | None) -> str | None: ...
 
 
@@ -174,16 +176,22 @@ class GoldenChecker:
     ) -> ReferenceReport:
         """The report without what a retrieved chunk of another section answers better than the entry.
 
-        An answer value that a sentence of a chunk holding none of the expected sections states, and
+        An answer value that a retrieved sentence outside the expected sections states, and
         whose answer sentence shares more words with that sentence than with any sentence of the
         expected answer, answers another question than the entry's ("nhịn ăn 8 tiếng" matched to the
         entry on blood test results): a near miss of the matcher, not a wrong number. Its kind is then
         no contradiction, and it is not out of source. A value the entry's own wording is closer to
         ("phí phạt ... 150 nghìn" for the entry's penalty, beside a plan's "150 nghìn") stays.
         """
-        expected = set(entry.expected_sections)
-        others = [c.text for c in trace.retrieved_chunks if c.sections and not expected & set(c.sections)]
-        if not others or not expected:
+        # sentences, not chunks: a coarse chunk may hold an expected section beside the one answered
+        sources = [" ".join(fold(text).split()) for text in entry.expected_sources_text]
+        others = [
+            sentence
+            for chunk in trace.retrieved_chunks
+            for sentence in _SENTENCE.findall(nfc(chunk.text))
+            if sentence.strip() and not any(" ".join(fold(sentence).split()) in s for s in sources)
+        ]
+        if not others or not sources:
             return report
         reference = [_words(s) for s in _SENTENCE.findall(entry.expected_answer or "")]
         answer = nfc(trace.answer)  # the offsets of ``locate``
@@ -193,9 +201,9 @@ class GoldenChecker:
             own = max((len(sentence & words) for words in reference), default=0)
             best = max(
                 (
-                    len(sentence & _words(_around(nfc(text), s, e)))
+                    len(sentence & _words(text))
                     for text in others
-                    for s, e, q in self.numeric.locate(text)
+                    for q in self.numeric.extract(text)
                     if (q.value, q.unit) == (quantity.value, quantity.unit)
                 ),
                 default=-1,
