@@ -29,6 +29,7 @@ from monitor.exceptions import TraceError
 from monitor.message import Message, Origin
 from monitor.otlp import Span, decode_request, group_by_trace, spans_from_json, trace_from_spans
 from monitor.peers import is_langfuse_trace, is_observation, trace_from_observations
+from monitor.trace import DEFAULT_MAX_MESSAGE_BYTES, canonical_trace
 
 Format = Literal["auto", "json", "otlp_proto", "otlp_json"]
 FORMATS: tuple[Format, ...] = ("auto", "json", "otlp_proto", "otlp_json")
@@ -74,8 +75,13 @@ class RecordReader:
 
     def read(self, message: Message) -> list[Assembled]:
         """What one raw message yields now (possibly nothing: parts wait for their trace)."""
-        if self.native(message):
-            return [Assembled(message, (message,))]  # most messages: one native record, as it came
+        handed = self.native(message)
+        if handed is not None:
+            return [Assembled(handed, (handed,))]  # most messages: one native record, as it came
+        return self.read_other(message)
+
+    def read_other(self, message: Message) -> list[Assembled]:
+        """``read`` for a message ``native`` did not hand on."""
         out = list(self._read(message))
         for built in out:
             if not built.pending and built.parts != (built.message,):
@@ -95,12 +101,24 @@ class RecordReader:
                 done.append(raw)
         return done
 
-    def native(self, message: Message) -> bool:
-        """Whether the message can only be one native record (the bytes' first look, no parse)."""
+    def native(self, message: Message) -> Message | None:
+        """The message to hand on when it can only be one native record, else None.
+
+        A record the canonical lane reads is one: a trace has none of a container's keys (the lane
+        refuses any field the contract does not name), so it is handed on with its trace ``decoded``
+        and the loop does not read it again; the byte searches for those keys (``_maybe_container``)
+        are left for the other messages.
+        """
         if message.encoding is not None or self.fmt not in ("auto", "json"):
-            return False
+            return None
         value = message.value
-        return self.fmt == "json" or not (_maybe_binary_otlp(value) or _maybe_container(value))
+        if message.rejected is None and message.decoded is None and len(value) <= DEFAULT_MAX_MESSAGE_BYTES:
+            trace = canonical_trace(value)
+            if trace is not None:
+                return Message(value, message.origin, message.key, None, None, trace)
+        if self.fmt == "json" or not (_maybe_binary_otlp(value) or _maybe_container(value)):
+            return message
+        return None
 
     def _read(self, message: Message) -> Iterator[Assembled]:
         value = message.value

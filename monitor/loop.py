@@ -257,6 +257,9 @@ class Engine:
                 set_message(message.origin)
                 self._reject(message, *message.rejected)
                 return None
+            decoded = message.decoded  # the record reader's canonical read of the same bytes
+            if decoded is not None and len(message.value) <= self._max_bytes:
+                return decoded  # type: ignore[no-any-return]
             return parse_message(message.value, self._max_bytes)
         except TraceError as exc:
             set_message(message.origin)

@@ -41,6 +41,8 @@ class Message(msgspec.Struct, frozen=True):
     cannot use hands it on with ``rejected`` = (reason, detail): the loop dead-letters it as it is.
     ``encoding`` is set by a source that knows what the bytes are (the OTLP receiver reads the
     content type): ``otlp_proto`` or ``otlp_json``; otherwise the reader tells by the bytes.
+    ``decoded`` is the trace the record reader already read from ``value`` through the canonical lane
+    (``monitor.trace.canonical_trace``), so that the loop does not decode it again.
     """
 
     value: bytes
@@ -48,3 +50,4 @@ class Message(msgspec.Struct, frozen=True):
     key: bytes | None = None
     rejected: tuple[str, str] | None = None
     encoding: str | None = None
+    decoded: Any = None

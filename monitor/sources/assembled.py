@@ -63,16 +63,14 @@ class AssembledSource:
     def poll(self, max_records: int, timeout_s: float) -> list[Message]:
         if not self._backlog:
             polled = self.inner.poll(max_records, timeout_s)
-            if (
-                self.on_read is None
-                and not self.reader.pending
-                and len(polled) <= max_records
-                and all(map(self.reader.native, polled))
-            ):
-                return polled  # the common poll: native records only, handed on as they came
+            reader = self.reader
+            handed = list(map(reader.native, polled))
+            if self.on_read is None and not reader.pending and len(polled) <= max_records:
+                if None not in handed:
+                    return handed  # type: ignore[return-value]  # the common poll: native records only
             built: list[Assembled] = []
-            for raw in polled:
-                yielded = self.reader.read(raw)
+            for raw, native in zip(polled, handed, strict=True):
+                yielded = [Assembled(native, (native,))] if native is not None else reader.read_other(raw)
                 if self.on_read is not None:
                     self.on_read(raw, yielded)
                 built.extend(yielded)
