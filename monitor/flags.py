@@ -22,6 +22,7 @@ import msgspec
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from monitor.numeric.model import Quantity, json_number
+from monitor.rulepacks import known_names
 from monitor.triad import QUALITY, QualityMetric
 
 if TYPE_CHECKING:
@@ -246,10 +247,7 @@ class FlagsFile(BaseModel):
     @field_validator("flags")
     @classmethod
     def _known(cls, flags: dict[str, _Override]) -> dict[str, _Override]:
-        unknown = sorted(set(flags) - set(FLAG_REASONS))
-        if unknown:
-            raise ValueError(f"unknown flag reason(s) {', '.join(unknown)}; known: {', '.join(FLAG_REASONS)}")
-        for name, override in flags.items():
+        for name, override in known_names(flags, FLAG_REASONS, "flag reason").items():
             score = name.startswith("low_")
             if score and override.severity is not None:
                 raise ValueError(f"{name}: a score flag's severity comes from its bands")

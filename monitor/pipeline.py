@@ -26,7 +26,7 @@ from monitor.conditional import ConditionalRules
 from monitor.exceptions import JudgeError
 from monitor.flags import FlagRules
 from monitor.golden import GoldenCheck, GoldenChecker
-from monitor.judge.base import Judge, JudgeChunk, JudgeInput
+from monitor.judge.base import Judge, judge_input
 from monitor.logging import set_message, throttled
 from monitor.message import Origin
 from monitor.metrics import Metrics
@@ -62,15 +62,6 @@ class Item(msgspec.Struct, frozen=True):
     @property
     def late(self) -> bool:
         return self.preset is not None
-
-
-def judge_input(trace: Trace) -> JudgeInput:
-    """What the judge reads of a trace; chunks without an id are named by rank (#1, #2, ...)."""
-    chunks = tuple(
-        JudgeChunk(chunk_id=c.chunk_id or f"#{i}", text=c.text)
-        for i, c in enumerate(trace.retrieved_chunks, 1)
-    )
-    return JudgeInput(trace.trace_id, trace.question, trace.answer, chunks, trace.language)
 
 
 class Pipeline:

@@ -9,6 +9,7 @@ the local judge). Each pack is read and validated by its pydantic model once; an
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection, Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -20,6 +21,15 @@ from pydantic import BaseModel, ValidationError
 from monitor.exceptions import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V", bound=Mapping[str, Any])
+
+
+def known_names(value: V, known: Collection[str], what: str) -> V:
+    """``value`` if a pack names only ``known`` keys; else a ValueError listing the unknown and the known."""
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return value
 
 
 class RulePacks:

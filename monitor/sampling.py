@@ -48,7 +48,7 @@ from monitor.budget import (
 )
 from monitor.logging import throttled
 from monitor.metrics import Metrics
-from monitor.rulepacks import RulePacks, load_file
+from monitor.rulepacks import RulePacks, known_names, load_file
 from monitor.trace import Trace
 
 log = structlog.get_logger(__name__)
@@ -139,10 +139,7 @@ class SamplingFile(BaseModel):
     @field_validator("reasons")
     @classmethod
     def _known_reasons(cls, value: dict[str, _Reason]) -> dict[str, _Reason]:
-        unknown = sorted(set(value) - set(REASONS))
-        if unknown:
-            raise ValueError(f"unknown reason(s) {', '.join(unknown)}; known: {', '.join(REASONS)}")
-        return value
+        return known_names(value, REASONS, "reason")
 
 
 def uniform(salt: str, reason: str, trace_id: str) -> float:

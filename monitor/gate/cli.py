@@ -110,8 +110,8 @@ def _matcher(golden: GoldenSet, config: GateConfig) -> Callable[[], Matcher]:
 def _local_faithfulness(numeric: NumericRules) -> Faithfulness:
     """Faithfulness by the local judge (claims split by rules, support by numbers, words and e5)."""
     from monitor.embeddings import LocalE5Embedder
+    from monitor.judge.base import judge_input
     from monitor.judge.local import LocalJudge
-    from monitor.pipeline import judge_input
     from monitor.triad import faithfulness
 
     judge = LocalJudge(LocalE5Embedder(), numeric=numeric)

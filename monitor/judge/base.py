@@ -11,9 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from monitor.trace import Trace
 from monitor.verdicts import ClaimVerdict, Scores, Verdicts
 
-__all__ = ["ClaimVerdict", "Judge", "JudgeChunk", "JudgeInput", "JudgeResult", "Scores", "Usage", "Verdicts"]
+__all__ = [
+    "ClaimVerdict",
+    "Judge",
+    "JudgeChunk",
+    "JudgeInput",
+    "JudgeResult",
+    "Scores",
+    "Usage",
+    "Verdicts",
+    "judge_input",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +44,15 @@ class JudgeInput:
     answer: str
     chunks: tuple[JudgeChunk, ...]
     language: str | None = None
+
+
+def judge_input(trace: Trace) -> JudgeInput:
+    """What the judge reads of a trace; chunks without an id are named by rank (#1, #2, ...)."""
+    chunks = tuple(
+        JudgeChunk(chunk_id=c.chunk_id or f"#{i}", text=c.text)
+        for i, c in enumerate(trace.retrieved_chunks, 1)
+    )
+    return JudgeInput(trace.trace_id, trace.question, trace.answer, chunks, trace.language)
 
 
 @dataclass(slots=True)

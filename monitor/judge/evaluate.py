@@ -39,10 +39,9 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.exceptions import ConfigError, TraceError
-from monitor.judge.base import JudgeInput, JudgeResult
+from monitor.judge.base import JudgeInput, JudgeResult, judge_input
 from monitor.judge.claims import detect_language
 from monitor.judge.local import ranking_score
-from monitor.pipeline import judge_input
 from monitor.trace import Trace, parse_message
 
 LABEL_FIELD = "faithful"

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,30 +20,23 @@ from monitor.exceptions import RagmonError, report
 from monitor.flags import FlagRules
 from monitor.review import agreement as agreement_mod
 from monitor.review import sample as sample_mod
-from monitor.review.models import VERDICTS, CaseFilter, Status
+from monitor.review.models import VERDICTS, CaseFilter, Status, moment_since
 from monitor.review.promote import PromotedVariants, promote, promote_negative, promote_variant
 from monitor.review.render import print_agreement, print_case, print_cases
 from monitor.review.store import DEFAULT_STORE_PATH, ReviewStore, open_store
 from monitor.web.serve import add_parser as add_serve_parser
 
 Handler = Callable[[argparse.Namespace], int]
-_RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _STORE_FORMS = "a path, sqlite:///path.db or postgresql://user@host:port/db"
 STORE_HELP = f"review store: {_STORE_FORMS} (default {DEFAULT_STORE_PATH})"
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
-    """An ISO date or datetime (UTC when naive), or a span back from now: 30m, 24h, 7d, 2w."""
-    match = _RELATIVE.match(value.strip())
-    if match:
-        span = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
-        return (now or datetime.now(UTC)) - span
+    """``--since``: an ISO date or datetime (UTC when naive), or a span back from now (30m, 24h, 7d, 2w)."""
     try:
-        moment = datetime.fromisoformat(value.strip())
+        return moment_since(value, now)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO date or a span like 24h or 7d") from exc
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _threshold(value: str) -> tuple[str, float]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -169,3 +170,22 @@ class CaseFilter:
     labelled_since: datetime | None = None  # labelled (or relabelled) at or after this moment
     limit: int | None = None
     offset: int = 0  # with ``limit``: skip this many (pages of the queue)
+
+
+_RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def moment_since(value: str, now: datetime | None = None) -> datetime:
+    """An ISO date or datetime (UTC when naive), or a span back from now: 30m, 24h, 7d, 2w.
+
+    The ``--since`` of the review commands and the ``since`` of the web queue's filters."""
+    match = _RELATIVE.match(value.strip())
+    if match:
+        span = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+        return (now or datetime.now(UTC)) - span
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an ISO date or a span like 24h or 7d") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -8,7 +8,6 @@ backed by the retrieved chunks that state it, backed by no chunk, or outside the
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -18,8 +17,7 @@ from urllib.parse import urlencode
 
 from monitor.numeric import NumericRules, Quantity
 from monitor.numeric.text import nfc
-from monitor.review.cli import parse_since
-from monitor.review.models import Case, CaseFilter, Status
+from monitor.review.models import Case, CaseFilter, Status, moment_since
 
 PAGE_SIZE = 25
 MAX_PAGE_SIZE = 200
@@ -104,8 +102,8 @@ def _moment(name: str, value: str, now: datetime | None) -> datetime | None:
     if not value:
         return None
     try:
-        return parse_since(value, now)
-    except argparse.ArgumentTypeError as exc:
+        return moment_since(value, now)
+    except ValueError as exc:
         raise BadQuery(f"{name}: {exc}") from exc
 
 

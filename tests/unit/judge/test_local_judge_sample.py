@@ -10,10 +10,9 @@ import pytest
 from monitor.embeddings import LocalE5Embedder
 from monitor.exceptions import TraceError
 from monitor.flags import FlagRules
-from monitor.judge.base import JudgeChunk, JudgeInput, JudgeResult
+from monitor.judge.base import JudgeChunk, JudgeInput, JudgeResult, judge_input
 from monitor.judge.local import LocalJudge
 from monitor.judge.support import FEATURES
-from monitor.pipeline import judge_input
 from monitor.trace import Trace, parse_message
 
 SHIPPING = "Đổi trả do lỗi của BanHang được miễn phí vận chuyển. Khách đổi ý chịu phí vận chuyển 30.000 đồng."
