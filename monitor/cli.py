@@ -19,14 +19,13 @@ import yaml
 
 from monitor import __version__
 from monitor.config import Settings, config_summary, load_settings, masked
-from monitor.exceptions import RagmonError, report
+from monitor.exceptions import EXIT_FAILURE, EXIT_OK, RagmonError, report
 from monitor.gate.cli import add_parser as add_gate_parser
 from monitor.judge.eval_cli import add_parser as add_eval_parser
 from monitor.logging import configure_logging
 from monitor.review.cli import add_parser as add_review_parser
 from monitor.simulate import add_parser as add_simulate_parser
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a tool killed by SIGPIPE
 
 

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import sys
 
+# Exit codes of every ragmon command: done, failed, a usage or settings mistake.
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
 
 class RagmonError(Exception):
     """Base of every error ragmon raises on purpose."""
@@ -78,4 +81,4 @@ class SourceError(RagmonError):
 def report(program: str, exc: RagmonError) -> int:
     """Print ``exc`` as one line naming ``program`` on stderr; the exit code: 2 for settings, else 1."""
     print(f"{program}: {exc}", file=sys.stderr)
-    return 2 if isinstance(exc, ConfigError) else 1
+    return EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_FAILURE

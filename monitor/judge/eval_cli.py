@@ -52,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _cmd_eval_judge(args: argparse.Namespace) -> int:
-    from monitor.cli import EXIT_FAILURE, EXIT_OK, settings_from_args
+    from monitor.cli import settings_from_args
+    from monitor.exceptions import EXIT_FAILURE, EXIT_OK
     from monitor.flags import FlagRules
     from monitor.logging import configure_logging
     from monitor.rulepacks import RulePacks
