@@ -105,9 +105,21 @@ class _Carried:
             return True
         if condition.kind in _TERMED and {u for _, u in condition.terms} & asked.question_units:
             # "Bố tôi 70 tuổi" for "từ 60 tuổi", "我奶奶73岁" for "年满70周岁": the customer says where
-            # they stand, of a threshold or of a marker whose own term is one
-            return True
+            # they stand, of a threshold or of a marker whose own term is one, on its side of the bound
+            if self._on_side(condition, asked.question.amounts):
+                return True
         return self._equivalent(condition, asked, self.vocabulary.equivalents)
+
+    def _on_side(self, condition: _Condition, stated: Iterable[_Amount]) -> bool:
+        """Whether a value the question states stands on the condition's side of its term: "I'm 75"
+        for "70 and over", not "I'm 30"; a condition naming no bound keeps any value of its unit."""
+        side = self.vocabulary.bound(condition.phrase)
+        return any(
+            side == 0 or (value - term) * side >= 0
+            for value, unit in stated
+            for term, term_unit in condition.terms
+            if unit == term_unit
+        )
 
     def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:
         return any(

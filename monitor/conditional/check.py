@@ -68,6 +68,9 @@ DEFAULT_CONTEXT_CACHE = 4096  # analysed chunk texts remembered: the same policy
 DEFAULT_CARRIED_SHARE = 0.5  # share of a condition's content words the question/answer must hold
 FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
 
+_AGE = "year"  # the numeric rules' unit of "70周岁", "65 years", "۷۰ ساله"
+_WORD_START = re.compile(r"(?<!\w)\w")
+
 
 class ConditionalRules(_RowReader, _ScopeReader, _Carried):
     """The conditional-value check with every loaded pack; build once, share (chunks are cached)."""
@@ -366,6 +369,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         clocks = self.vocabulary.clock.ranges(lower(text))
         if clocks:  # "từ 7 giờ đến 17 giờ" is opening hours, not two durations
             found = [f for f in found if not any(s < f[1] and f[0] < e for s, e, _ in clocks)] + clocks
+        found += self._ages(text, [(start, end) for start, end, _ in found])
         folded = fold(text)
         taken = [(start, end) for start, end, _ in found]
         surface = nfc(text)
@@ -386,6 +390,35 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             surface = nfc(text)[match.start() : match.end()]
             found.append((match.start(), match.end(), Quantity(value, f"{_COUNT}{word}", surface)))
         return sorted(found, key=lambda item: item[0])
+
+    def _ages(self, text: str, taken: Sequence[tuple[int, int]]) -> list[tuple[int, int, Quantity]]:
+        """Ages a bare number states by a word beside it, in years: after an age marker ("年满七十",
+        "aged 65", "aged over 65") or before an age word ("sáu mươi tuổi", "60 tuổi")."""
+        v, low, surface = self.vocabulary, lower(text), nfc(text)
+        spans: list[tuple[int, int]] = []
+        for match in v.ages_before.finditer(low):
+            start = match.end() + len(low[match.end() :]) - len(low[match.end() :].lstrip())
+            bound = v.threshold_words.match(low, start)  # "aged over 65", "سن بالای ۶۵"
+            if bound is not None:
+                start = bound.end() + len(low[bound.end() :]) - len(low[bound.end() :].lstrip())
+            read = self.numeric.number_at(low[start:])
+            if read is not None:
+                spans.append((start, start + read[1]))
+        for match in v.ages_after.finditer(low):
+            words = [m.start() for m in _WORD_START.finditer(low, max(0, match.start() - 40), match.start())]
+            for begin in words:  # the earliest start whose number ends at the age word
+                read = self.numeric.number_at(low[begin : match.start()])
+                if read is not None and not low[begin + read[1] : match.start()].strip():
+                    spans.append((begin, match.end()))
+                    break
+        out = []
+        for start, end in spans:
+            if any(s < end and start < e for s, e in taken):
+                continue  # "年满70周岁": the numeric rules read it with its unit
+            read = self.numeric.number_at(low[start:end])
+            if read is not None:
+                out.append((start, end, Quantity(read[0], _AGE, surface[start:end])))
+        return out
 
     def _analyse(self, context: str) -> tuple[_Statement, ...]:
         """Every value of one chunk with the conditions bound to it (cached per chunk text)."""

@@ -58,6 +58,14 @@ class ConditionalPack(BaseModel):
     denials: list[Form] = []
     thresholds: list[Form] = []
     thresholds_after: list[Form] = []
+    # which side of its term a threshold keeps ("over", "từ", "满", "بالای"; "under", "dưới", "以下",
+    # "زیر"): a question stating a value on the other side ("I'm 30" for "70 and over") is not the case
+    # words that make a bare number an age in years: before it ("年满七十", "aged 65") or after it
+    # ("sáu mươi tuổi")
+    ages_before: list[Form] = []
+    ages_after: list[Form] = []
+    lower_bounds: list[Form] = []
+    upper_bounds: list[Form] = []
     # words before a value that make it an upper limit ("up to", "tối đa", "最多", "حداکثر"): a cap is
     # the value stated, never a condition on the other values of its part; inside a marker's own words
     # ("only for claims up to $500") it names the condition like a threshold

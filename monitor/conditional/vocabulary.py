@@ -51,6 +51,10 @@ class _Vocabulary:
         self.threshold_words = _matcher(packs, lambda p: p.thresholds)
         self.thresholds_after = _matcher(packs, lambda p: p.thresholds_after)
         self.limits = _ending(packs, lambda p: p.limits)
+        self.bounds = _matcher(packs, lambda p: [*p.lower_bounds, *p.upper_bounds], folded=True)
+        self.upper_bounds = frozenset(f.translate(_ACCENTS) for f in _words(packs, lambda p: p.upper_bounds))
+        self.ages_before = _matcher(packs, lambda p: p.ages_before)
+        self.ages_after = _matcher(packs, lambda p: p.ages_after)
         self.then_markers = _matcher(packs, lambda p: p.then_markers)
         self.classes = _matcher(packs, lambda p: p.classes, inflected=True)
         self.class_before = _words(packs, lambda p: p.classes if p.qualifier_side == "before" else [])
@@ -85,6 +89,15 @@ class _Vocabulary:
             return _COUNT
         index = self.kinds.get(unit)
         return unit if index is None else f"kind:{index}"
+
+    def bound(self, phrase: str) -> int:
+        """The side of its term a condition's folded phrase keeps: 1 above ("70 tuoi tro len"), -1
+        below ("duoi 6 tuoi"), 0 when it names no bound or both."""
+        sides = {
+            -1 if " ".join(m.group().split()) in self.upper_bounds else 1
+            for m in self.bounds.finditer(phrase)
+        }
+        return sides.pop() if len(sides) == 1 else 0
 
     def content(self, word: str) -> bool:
         """A word that can name a condition: not a stopword, a link or a group noun."""

@@ -16,6 +16,8 @@ from monitor.numeric.packs import Pack, key, load_kinds, load_packs
 from monitor.numeric.periods import Periods
 from monitor.numeric.text import canonical, fold, nfc, parse_number
 
+_LEADING_NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
+
 DEFAULT_CONTEXT_CACHE = 4096  # distinct chunk texts remembered: the same policy chunks recur across traces
 
 _Amount = tuple[Decimal, str]  # (value, canonical unit): what equality of quantities means
@@ -78,6 +80,17 @@ class NumericRules:
             (start, end, Quantity(value, unit, surface[start:end]))
             for start, end, value, unit in self._hits(folded, self._lexicon.scanner)
         ]
+
+    def number_at(self, text: str) -> tuple[Decimal, int] | None:
+        """The number that starts ``text`` without a unit (digits or number words: "七十", "sáu
+        mươi", "sixty-five") and where it ends; None when none does. For words that make a bare
+        number a quantity of their own ("年满七十", "aged 65")."""
+        folded = fold(nfc(text))
+        digits = _LEADING_NUMBER.match(folded)
+        if digits is not None:
+            return parse_number(digits.group()), digits.end()
+        words = self._lexicon.read_words(folded)
+        return None if words is None else (canonical(words[0]), words[1])
 
     def check(self, answer: str, contexts: Sequence[str]) -> NumericReport:
         """Reference-free check: answer quantities found in no chunk, and chunks that disagree.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -428,16 +429,79 @@ def test_a_change_of_mind_is_said_in_every_language(
 
 @pytest.mark.parametrize(
     ("question", "flagged"),
-    [("我奶奶73岁出国 能保多少医疗", False), ("出国能保多少医疗", True), ("年满七十的旅行医疗额度", True)],
+    [
+        ("我奶奶73岁出国 能保多少医疗", False),
+        ("出国能保多少医疗", True),
+        ("年满七十的旅行医疗额度", False),
+        ("我妈妈45岁出国 能保多少医疗", True),
+    ],
 )
 def test_an_age_in_the_question_carries_a_marker_named_by_an_age(
     rules: ConditionalRules, question: str, flagged: bool
 ) -> None:
-    """ "年满70周岁" is named by its age: a question stating an age ("73岁") says where the asker stands,
-    as for a threshold; a number word without a unit ("年满七十") is not read yet."""
+    """ "年满70周岁" is named by its age: a question stating an age on its side ("73岁", "年满七十" without
+    a unit) says where the asker stands, as for a threshold; one below it ("45岁") does not."""
     chunks = [
         "LX-4. 年满70周岁的被保险人仍可投保旅行险，但境外医疗保额为每次旅行15万元，"
         "且不承保潜水、滑雪等高风险运动。",
         "LX-1. 境外旅行医疗保额为每人每次旅行人民币30万元，涵盖急诊、住院和紧急医疗转运。",
     ]
     assert bool(rules.check(question, "十五万元/次，潜水、滑雪等除外。", chunks).findings) is flagged
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("年满七十的旅行医疗额度", 70),
+        ("trên sáu mươi tuổi", 60),
+        ("người từ 60 tuổi trở lên", 60),
+        ("aged 65 and over", 65),
+        ("aged over sixty-five", 65),
+        ("سن بالای ۶۵", 65),
+    ],
+)
+def test_a_bare_number_beside_an_age_word_is_an_age(rules: ConditionalRules, text: str, value: int) -> None:
+    """A number without a unit is an age in years beside the packs' age words ("年满", "tuổi", "aged",
+    "سن"), in digits or words, so a question's "75 years" meets a policy's "aged 65 and over"."""
+    assert [(q.value, q.unit) for q in rules._quantities(text)] == [(Decimal(value), "year")]
+
+
+def test_a_bare_number_without_an_age_word_stays_unread(rules: ConditionalRules) -> None:
+    """Hard negative: "满3件" counts goods (满 alone is no age word) and "65 and over" alone is no age."""
+    assert [(q.value, q.unit) for q in rules._quantities("满3件")] == [(Decimal(3), "count:件")]
+    assert rules._quantities("65 and over") == []
+
+
+_BOUNDS = [
+    # (question, answer, chunk, flagged): the asker's stated value on each side of the bound
+    ("My father is 75 years old, is the gym free for him?", "Yes, membership is free.", "en65", False),
+    ("I'm 30 years old, is the gym free for me?", "Yes, membership is free.", "en65", True),
+    ("My order is $80, is shipping free?", "Yes, shipping is free.", "en50", False),
+    ("My order is $30, is shipping free?", "Yes, shipping is free.", "en50", True),
+    ("Bé nhà em 4 tuổi đi xe buýt mất bao nhiêu?", "Miễn phí ạ.", "vi6", False),
+    ("Bé nhà em 8 tuổi đi xe buýt mất bao nhiêu?", "Miễn phí ạ.", "vi6", True),
+    ("Bố tôi bảy mươi hai tuổi đi xe buýt mất bao nhiêu?", "Miễn phí ạ.", "vi60", False),
+    ("Tôi 40 tuổi đi xe buýt mất bao nhiêu?", "Miễn phí ạ.", "vi60", True),
+    ("我的理赔4000元，多久到账？", "3天到账。", "zh5000", False),
+    ("我的理赔8000元，多久到账？", "3天到账。", "zh5000", True),
+    ("پدرم ۷۰ سال دارد، بلیت مترو چند است؟", "بلیت مترو رایگان است.", "fa65", False),
+    ("من ۳۰ سال دارم، بلیت مترو چند است؟", "بلیت مترو رایگان است.", "fa65", True),
+]
+_BOUND_CHUNKS = {
+    "en65": "Members 65 years or older get free membership. The standard membership is $30 per month.",
+    "en50": "Shipping is free on orders over $50. Other orders ship for $6.",
+    "vi6": "Khách dưới 6 tuổi được đi xe buýt miễn phí. Vé thường 7.000đ.",
+    "vi60": "Người từ 60 tuổi trở lên được đi xe buýt miễn phí. Vé thường 7.000đ.",
+    "zh5000": "理赔金额不超过5,000元的，3天内到账；其他理赔10天内到账。",
+    "fa65": "سفر با مترو برای افراد بالای ۶۵ سال رایگان است. بلیت عادی ۳۰ هزار تومان است.",
+}
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "flagged"), _BOUNDS)
+def test_a_stated_value_carries_a_threshold_only_on_its_side(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, flagged: bool
+) -> None:
+    """A question's age or amount carries a threshold only on the bound's side ("75" for "65 or
+    older", "4 tuổi" for "dưới 6 tuổi"); on the other side ("I'm 30", "8000元" for "不超过5,000元")
+    the condition is not the asker's, and the value given as general is a finding."""
+    assert bool(rules.check(question, answer, [_BOUND_CHUNKS[chunk]]).findings) is flagged
