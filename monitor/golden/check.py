@@ -37,7 +37,8 @@ class ReferenceRules(Protocol):
     def kind(self, unit: str | None) -> str | None: ...
 
 
-_SENTENCE = re.compile(r"[^.!?;\n。！？；؟]+")
+# a period between digits is a decimal or thousands mark ("1.200.000 đồng", "2.5 GB"), no sentence end
+_SENTENCE = re.compile(r"(?:[^.!?;\n。！？；؟]|(?<=\d)\.(?=\d))+")
 _WORD = re.compile(r"[\u3400-\u9fff]|[^\W\d_]+")
 
 
@@ -174,19 +175,23 @@ class GoldenChecker:
     def _answered_elsewhere(
         self, report: ReferenceReport, entry: GoldenEntry, trace: Trace
     ) -> ReferenceReport:
-        """The report without what a retrieved chunk of another section answers better than the entry.
+        """The report without what a retrieved sentence of another section answers, when the customer
+        asked about that sentence rather than the entry: a near miss of the matcher, not a wrong number.
 
-        An answer value that a retrieved sentence outside the expected sections states, and
-        whose answer sentence shares more words with that sentence than with any sentence of the
-        expected answer, answers another question than the entry's ("nhịn ăn 8 tiếng" matched to the
-        entry on blood test results): a near miss of the matcher, not a wrong number. Its kind is then
-        no contradiction, and it is not out of source. A value the entry's own wording is closer to
-        ("phí phạt ... 150 nghìn" for the entry's penalty, beside a plan's "150 nghìn") stays.
+        An answer value counts as answered elsewhere when a retrieved sentence outside the expected
+        sections states it, the answer's sentence shares more words with that sentence than with any
+        sentence of the expected answer, and the question is not clearly about the entry: it shares fewer
+        than twice as many words with the entry's questions, expected answer and sources as with that
+        sentence ("nhịn ăn 8 tiếng" asked and answered, matched to the entry on blood test results; "fee
+        for withdrawing cash" matched to the annual fee). A question clearly about the entry decides: an
+        answer that copies a neighbouring chunk's wording for it ("Với gói VIP ... nhịn ăn 2 giờ" asked
+        about fasting) is the wrong number the check exists for, and stays. Its kind is then no
+        contradiction, and it is not out of source.
         """
         # sentences, not chunks: a coarse chunk may hold an expected section beside the one answered
         sources = [" ".join(fold(text).split()) for text in entry.expected_sources_text]
         others = [
-            sentence
+            (_words(sentence), {(q.value, q.unit) for q in self.numeric.extract(sentence)})
             for chunk in trace.retrieved_chunks
             for sentence in _SENTENCE.findall(nfc(chunk.text))
             if sentence.strip() and not any(" ".join(fold(sentence).split()) in s for s in sources)
@@ -194,26 +199,27 @@ class GoldenChecker:
         if not others or not sources:
             return report
         reference = [_words(s) for s in _SENTENCE.findall(entry.expected_answer or "")]
+        asked = _words(trace.question)
+        entry_texts = [*entry.questions, entry.expected_answer or "", *entry.expected_sources_text]
+        asked_entry = max(
+            (len(asked & _words(s)) for text in entry_texts for s in _SENTENCE.findall(text)), default=0
+        )
         answer = nfc(trace.answer)  # the offsets of ``locate``
+        located = self.numeric.locate(answer)
         elsewhere = set()
-        for start, end, quantity in self.numeric.locate(answer):
+        for start, end, quantity in located:
+            key = (quantity.value, quantity.unit)
             sentence = _words(_around(answer, start, end))
             own = max((len(sentence & words) for words in reference), default=0)
-            best = max(
-                (
-                    len(sentence & _words(text))
-                    for text in others
-                    for q in self.numeric.extract(text)
-                    if (q.value, q.unit) == (quantity.value, quantity.unit)
-                ),
-                default=-1,
-            )
-            if best > own:
-                elsewhere.add((quantity.value, quantity.unit))
+            holders = [words for words, values in others if key in values]
+            best = max((len(sentence & words) for words in holders), default=-1)
+            asked_other = max((len(asked & words) for words in holders), default=-1)
+            if best > own and asked_entry < 2 * max(asked_other, 1):
+                elsewhere.add(key)
         if not elsewhere:
             return report
         kinds = {self.numeric.kind(unit) for _, unit in elsewhere}
-        said = {(q.value, q.unit) for _, _, q in self.numeric.locate(answer)}
+        said = {(q.value, q.unit) for _, _, q in located}
         # a kind stays contradicted while the answer says another value of it that no other section holds
         kept = {self.numeric.kind(unit) for value, unit in said - elsewhere} & kinds
         return replace(

@@ -216,23 +216,47 @@ PLAN = "GC-1. Gói cơ bản có giá 150 nghìn đồng mỗi tháng."
 
 
 @pytest.mark.parametrize(
-    ("expected", "chunks", "answer", "missing", "outside"),
+    ("expected", "chunks", "question", "answer", "missing", "outside"),
     [
-        # the answer is about the fasting sentence, not the entry's blood test results: no contradiction
+        # asked and answered about the fasting sentence, not the entry's blood test results: a near miss
         (
             ("XN-1", RESULTS, "Kết quả xét nghiệm máu được trả trong 24 giờ."),
             [("XN-1", RESULTS), ("XN-3", FASTING)],
+            "truoc khi xet nghiem mau co can nhin an khong, nhin bao lau",
             "Trước khi xét nghiệm đường huyết hoặc mỡ máu, bạn cần nhịn ăn ít nhất 8 tiếng.",
             [],
             [],
+        ),
+        # asked about fasting (the entry), answered with the results sentence's wording and its 2 giờ:
+        # the answer copies a neighbour's words, the question decides, and the wrong number stays
+        (
+            ("XN-3", FASTING, "Bạn cần nhịn ăn ít nhất 8 tiếng trước khi xét nghiệm."),
+            [("XN-3", FASTING), ("XN-1", RESULTS)],
+            "trước khi xét nghiệm mỡ máu phải nhịn ăn bao lâu",
+            "Với gói khám VIP, trước khi xét nghiệm máu bạn cần nhịn ăn 2 giờ.",
+            ["8 tiếng"],
+            ["2 giờ"],
         ),
         # the entry's own wording is closer (the penalty), the plan's 150 nghìn is a wrong number
         (
             ("HD-1", PENALTY, "Phí phạt chấm dứt hợp đồng trước hạn là 200 nghìn đồng."),
             [("HD-1", PENALTY), ("GC-1", PLAN)],
+            "phí phạt chấm dứt hợp đồng trước hạn bao nhiêu",
             "Phí phạt chấm dứt hợp đồng là 150 nghìn đồng.",
             ["200 nghìn đồng"],
             ["150 nghìn đồng"],
+        ),
+        # a thousands mark is no sentence end: the plan's "1.500.000 đồng" is read whole, and asked about
+        (
+            ("HD-1", "HD-1. Phí phạt chấm dứt hợp đồng là 200.000 đồng.", "Phí phạt là 200.000 đồng."),
+            [
+                ("HD-1", "HD-1. Phí phạt chấm dứt hợp đồng là 200.000 đồng."),
+                ("GC-2", "GC-2. Gói gia đình có giá 1.500.000 đồng mỗi năm."),
+            ],
+            "gói gia đình giá bao nhiêu một năm",
+            "Gói gia đình có giá 1.500.000 đồng mỗi năm.",
+            [],
+            [],
         ),
     ],
 )
@@ -242,20 +266,22 @@ def test_a_value_another_section_answers_better_is_no_contradiction(
     golden: GoldenSet,
     expected: tuple[str, str, str],
     chunks: list[tuple[str, str]],
+    question: str,
     answer: str,
     missing: list[str],
     outside: list[str],
 ) -> None:
-    """A value a chunk of another section states, in a sentence the answer's is closer to than the
-    entry's expected answer, is no contradiction nor out of source; a closer entry keeps both."""
+    """A value a sentence of another section states, when the answer's sentence is closer to it than to
+    the entry's expected answer and the question closer to it than to the entry, is no contradiction nor
+    out of source; a closer entry, or a question about the entry, keeps both."""
     section, text, reference = expected
     entry = GoldenEntry(
-        id="x1", question="?", expected_answer=reference, expected_sections=(section,),
+        id="x1", question=reference, expected_answer=reference, expected_sections=(section,),
         expected_sources_text=(text,),
     )  # fmt: skip
     trace = Trace(
         trace_id="t",
-        question="?",
+        question=question,
         answer=answer,
         retrieved_chunks=tuple(Chunk(chunk_id=s, sections=(s,), text=t) for s, t in chunks),
     )
