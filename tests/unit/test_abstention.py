@@ -34,6 +34,10 @@ def detector() -> AbstentionDetector:
         "Sorry, Skyline Mobile's documents don't cover that.",
         "That isn't covered by the documents I have, sorry.",
         "The information I have doesn't cover cruise roaming.",
+        "Cruise roaming is not covered in our documents, sorry.",
+        "Mình không thấy ưu đãi vận chuyển riêng cho Plus trong chính sách.",
+        "اطلاعاتی درباره وام مسکن نداریم.",
+        "现有条款没有说明，我无法确定。",
     ],
 )
 def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str) -> None:
@@ -59,6 +63,21 @@ def test_a_denial_of_a_source_abstains(detector: AbstentionDetector, answer: str
 def test_a_fact_or_a_denial_without_a_source_does_not(detector: AbstentionDetector, answer: str) -> None:
     """The denial and the source must share a sentence; an exclusion ("doesn't cover") is a fact."""
     assert not detector.abstains(answer)
+
+
+FACTS_NEAR_ABSTENTION = [
+    "Roaming is covered by our documents: 5 GB a month in Asia.",  # no negation, no denial
+    "Nếu không thấy email xác nhận trong 24 giờ, hệ thống sẽ tự động hoàn tiền 100%.",  # not "trong <source>"
+    "ما هزینه اطلاع‌رسانی نداریم.",  # "notification" starts like "information": whole words only
+    "退货期为7天。如无法确定商品是否损坏，请联系客服。",  # nobody says "I cannot tell"
+]
+
+
+@pytest.mark.parametrize("answer", FACTS_NEAR_ABSTENTION)
+def test_a_fact_near_an_abstention_is_a_claim(detector: AbstentionDetector, answer: str) -> None:
+    """A fact sharing words with an abstention does not abstain and is judged as a claim."""
+    assert not detector.abstains(answer)
+    assert LocalJudgeRules.load().is_claim(answer)
 
 
 def test_the_local_judge_does_not_check_an_abstaining_sentence_as_a_claim() -> None:
