@@ -176,17 +176,19 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
     ) -> ConditionalFinding | None:
         """A value whose number the best-matching sentence states in a qualified unit ("8 giờ" for
         "8 giờ làm việc", "7 days" for "7 business days"): the qualifier is dropped, though the plain
-        value may stand in an unrelated sentence ("nhịn ăn 8 tiếng"). A tie passes."""
+        value may stand in an unrelated sentence ("nhịn ăn 8 tiếng"). A tie passes, and so does a sentence
+        sharing no topic word ("Shipping takes 7 days" beside "Refunds ... within 7 business days")."""
         units = self.vocabulary.qualified.get(quantity.unit)
         if not units:
             return None
         qualified = [s for s in statements if s.amount[1] in units and s.amount[0] == quantity.value]
         if not qualified:
             return None
+        topic = topic - self._topic(quantity.text.lower().translate(_ACCENTS))  # "days" is no topic
         best = max(qualified, key=lambda s: len(s.topic & topic))
         shared = len(best.topic & topic)
         exact = [len(s.topic & topic) for s in statements if s.amount == (quantity.value, quantity.unit)]
-        if exact and (shared == 0 or shared <= max(exact)):
+        if shared == 0 or (exact and shared <= max(exact)):  # no topic in common: another sentence's value
             return None
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, best.text)
 

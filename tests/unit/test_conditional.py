@@ -505,3 +505,31 @@ def test_a_stated_value_carries_a_threshold_only_on_its_side(
     older", "4 tuổi" for "dưới 6 tuổi"); on the other side ("I'm 30", "8000元" for "不超过5,000元")
     the condition is not the asker's, and the value given as general is a finding."""
     assert bool(rules.check(question, answer, [_BOUND_CHUNKS[chunk]]).findings) is flagged
+
+
+REFUND_DAYS = "Refunds are processed within 7 business days of receiving the returned item."
+FASTING_HOURS = "Bệnh nhân cần nhịn ăn 8 tiếng trước khi lấy máu."
+LAB_HOURS = "Phòng xét nghiệm làm việc 8 giờ làm việc mỗi ngày, từ thứ Hai đến thứ Bảy."
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "chunks", "flagged"),
+    [
+        # the refund sentence states 7 business days: "7 days" drops the qualifier
+        ("how long does a refund take", "Your refund is processed within 7 days.", [REFUND_DAYS], True),
+        # a plain 8 tiếng stands in an unrelated sentence; the best-matching one says 8 giờ làm việc
+        ("phòng xét nghiệm làm việc mấy giờ", "Phòng xét nghiệm làm việc 8 giờ mỗi ngày.",
+         [FASTING_HOURS, LAB_HOURS], True),
+        # the qualifier kept
+        ("how long does a refund take", "Refunds take 7 business days.", [REFUND_DAYS], False),
+        # no topic word in common with the qualified sentence: another sentence's value, not a dropped one
+        ("how long does shipping take", "Shipping takes 7 days.", [REFUND_DAYS], False),
+    ],
+)  # fmt: skip
+def test_a_dropped_unit_qualifier_is_a_finding(
+    rules: ConditionalRules, question: str, answer: str, chunks: list[str], flagged: bool
+) -> None:
+    """A value the best-matching sentence states in a qualified unit ("business days", "giờ làm việc")
+    is bound to the qualifier; a sentence sharing no topic word with the answer binds nothing."""
+    report = rules.check(question, answer, chunks)
+    assert bool(report.findings) is flagged
