@@ -135,9 +135,15 @@ def measure(domain: str, split: str, seed: int, count: int, work: Path) -> dict[
             [v for kind, values in detectors.items() if kind != "correct" for v in values]
         ),
         "by_kind": {k: {"n": len(v), "flagged": share(v)} for k, v in sorted(by_kind.items())},
-        "false_flag_reasons": dict(false_reasons.most_common()),
-        "missed_by_kind": dict(missed.most_common()),
+        "false_flag_reasons": _by_count(false_reasons),
+        "missed_by_kind": _by_count(missed),
     }
+
+
+def _by_count(counts: Counter[str]) -> dict[str, int]:
+    """Most common first, ties by name: ``most_common`` keeps first-seen order, which a set of reasons
+    per record (and the replay's record order) leaves to chance."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def _reasons_without(

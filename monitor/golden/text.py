@@ -401,8 +401,14 @@ class TermWeights:
         return found
 
     def mass(self, items: Iterable[str]) -> float:
-        """The summed weight of a set of terms."""
-        return sum(self.weight(t) for t in items)
+        """The summed weight of a set of terms, the same whatever order the set iterates in.
+
+        ``fsum`` rounds the exact sum once: a plain ``sum`` over a frozenset depends on its iteration
+        order, which PYTHONHASHSEED changes, so two entries tied on the same weights (one shared
+        term swapped for another of equal IDF) came out a few ulps apart, and which one won the tie,
+        or whether a negative's bar held, changed from one process to the next.
+        """
+        return math.fsum(self.weight(t) for t in items)
 
 
 def lexical_similarity(
