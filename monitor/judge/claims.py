@@ -42,7 +42,7 @@ _CLAUSE_FA = re.compile(r"[،,]\s+(?=(?:و|اما|ولی|که)\s)")
 _CLAUSE_ZH = re.compile(r"，(?=.)|(?<!\d),(?=.)|,(?!\d)(?=.)")  # "1,200元" is one number
 # Japanese: also a 、 after a verb's joining form (訪問し、 打ち上げられ、 おり、 ないが、 見られず、)
 _CLAUSE_JA = re.compile(r"，(?=.)|(?<!\d),(?=.)|,(?!\d)(?=.)|(?<=[てしりがずくれ])、(?=.)")
-_KANA_RE = re.compile(r"[\u3040-\u30ff]")
+_KANA_RE = re.compile(r"[\u3040-\u309f\u30a1-\u30fa]")  # not ・ (U+30FB) or ー, which Chinese writes too
 _QUOTE_CLOSE = re.compile(r"[」』]")
 
 # List separators and the conjunction before the last item.

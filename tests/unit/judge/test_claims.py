@@ -187,3 +187,12 @@ def test_a_quotation_with_its_own_sentences_stays_one_sentence() -> None:
         "次の文だ。",
     ]
     assert split_sentences("「閉じない引用。次の文。") == ["「閉じない引用。", "次の文。"]
+
+
+def test_a_chinese_name_with_a_middle_dot_is_not_read_as_japanese() -> None:
+    """・ and ー are Chinese too ("约翰・史密斯"); only hiragana and katakana letters mark Japanese."""
+    from monitor.judge.claims import _KANA_RE
+
+    assert not _KANA_RE.search("约翰・史密斯说，会员卡ー年有效。")
+    assert _KANA_RE.search("ウイルスが")
+    assert _KANA_RE.search("調査団は")
