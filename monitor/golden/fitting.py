@@ -44,7 +44,7 @@ class Outcome:
 
     def predicted(self, threshold: float, margin: float) -> str | None:
         """The entry matched at this threshold and margin, or None."""
-        return self.best if self.score >= threshold and self.margin >= margin else None
+        return self.best if self.score >= threshold and self.margin >= margin and self.margin > 0 else None
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ class GoldenMatcher:
         if self._embedder is not None and best.semantic is None:
             return None
         margin = best.similarity - (ranked[1].similarity if len(ranked) > 1 else 0.0)
-        if margin < self.margin:
+        if margin < self.margin or margin <= 0.0:  # an exact tie of two entries is no answer to which
             return None
         return GoldenMatch(best.entry, best.similarity, best.lexical, best.semantic, margin)
 

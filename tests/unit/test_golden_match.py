@@ -162,11 +162,18 @@ def test_lossless_bound() -> None:
 
 
 def test_margin_rejects_an_ambiguous_question(embedder: LocalE5Embedder) -> None:
-    """Two entries asking the same thing leave no margin, so neither is matched."""
+    """Two entries asking the same thing leave no margin, so neither is matched, even with no margin
+    asked for (an exact tie); an entry ahead of its neighbour by a little is matched with none asked."""
     question = "Trả hàng rồi bao lâu thì nhận lại tiền?"
     twins = GoldenSet("t", (GoldenEntry("a", question), GoldenEntry("b", question + " ạ")))
     assert GoldenMatcher(twins, embedder).match(question) is None
-    assert GoldenMatcher(twins, embedder, margin=0.0).match(question) is not None
+    assert GoldenMatcher(twins, embedder, margin=0.0).match(question) is None
+    near = GoldenSet(
+        "t", (GoldenEntry("a", question), GoldenEntry("b", "Đổi hàng rồi bao lâu thì nhận lại hàng?"))
+    )
+    found = GoldenMatcher(near, embedder, margin=0.0).match(question)
+    assert found is not None and found.entry.id == "a"
+    assert GoldenMatcher(near, embedder, margin=0.99).match(question) is None
 
 
 def test_threshold_is_configurable(golden: GoldenSet, embedder: LocalE5Embedder) -> None:
