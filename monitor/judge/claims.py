@@ -26,7 +26,7 @@ _VI_PLAIN_WORDS = frozenset("khong duoc cua la va cho ngay trong nhung cac mot n
 
 # A sentence ends at CJK/Persian terminators, ! ? ; and line breaks, and at a period followed by a space
 # unless the period ends a number or a known abbreviation.
-_HARD_END = re.compile(r"(?<=[。！？!?؟；;؛])\s*|\n+")
+_HARD_END = re.compile(r"((?<=[。！？!?؟；;؛])\s*|\n+)")  # the group keeps each cut's own spacing
 _PERIOD_END = re.compile(r"(?<=\.)\s+")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st no vs etc e.g i.e jr sr prof inc ltd co tp ths ts pgs".split())
 _CITATION = re.compile(r"\[(?:\^?\d+(?:\s*[-,]\s*\d+)*|Doc \d+)\]")
@@ -181,27 +181,32 @@ def split_sentences(text: str) -> list[str]:
     """Cut text into sentences on the terminators of the four languages; drops citations and bullets."""
     text = _CITATION.sub("", text)
     pieces: list[str] = []
-    for part in _quoted_whole(_HARD_END.split(text)):
+    cut = _HARD_END.split(text)
+    for part in _quoted_whole(cut[::2], cut[1::2]):
         pieces.extend(_split_periods(part))
     parts = (_BULLET.sub("", p).strip() for p in pieces)
     return [p for p in parts if p and re.search(r"\w", p)]
 
 
-def _quoted_whole(parts: list[str]) -> list[str]:
+def _quoted_whole(parts: list[str], spacing: list[str]) -> list[str]:
     """A CJK quotation is one sentence: 「技術的な問題だと結論付けるのを急ぐべきではない。むしろその反対だ」と
     述べた was cut inside the quote, leaving 「むしろその反対だ」と述べた" a claim of its own. Pieces are
-    joined while a 「 or 『 is open and a later piece closes it."""
+    joined, with the spacing of their cut (``spacing[i]`` follows ``parts[i]``), while a 「 or 『 is open
+    and a later piece closes one; one pass, so a long chunk costs its length."""
+    closes_later = [False] * (len(parts) + 1)
+    for i in range(len(parts) - 1, -1, -1):
+        closes_later[i] = closes_later[i + 1] or _QUOTE_CLOSE.search(parts[i]) is not None
     out: list[str] = []
+    depth = (0, 0)  # unclosed 「 and 『 of the last piece out
     for i, part in enumerate(parts):
-        if out and _open_quote(out[-1]) and any(_QUOTE_CLOSE.search(p) for p in parts[i:]):
-            out[-1] = out[-1] + part
+        opened = part.count("「") - part.count("」"), part.count("『") - part.count("』")
+        if out and (depth[0] > 0 or depth[1] > 0) and closes_later[i]:
+            out[-1] = out[-1] + spacing[i - 1] + part
+            depth = (depth[0] + opened[0], depth[1] + opened[1])
         else:
             out.append(part)
+            depth = opened
     return out
-
-
-def _open_quote(text: str) -> bool:
-    return text.count("「") > text.count("」") or text.count("『") > text.count("』")
 
 
 def _split_periods(text: str) -> list[str]:

@@ -189,6 +189,24 @@ def test_a_quotation_with_its_own_sentences_stays_one_sentence() -> None:
     assert split_sentences("「閉じない引用。次の文。") == ["「閉じない引用。", "次の文。"]
 
 
+def test_a_joined_quotation_keeps_its_spacing_and_a_long_text_is_read_in_one_pass() -> None:
+    """The pieces of a quotation are joined with the spacing of their cut ("Stop! Go now", not
+    "Stop!Go now"); a closed quote stops the joining; 40,000 pieces give their sentences (the join
+    was quadratic: 112 KB took 12 s)."""
+    assert split_sentences("He said 「Stop! Go now」 and left. Then it rained.") == [
+        "He said 「Stop! Go now」 and left.",
+        "Then it rained.",
+    ]
+    assert split_sentences("「引用。終わり」と言った。次の文。「また。」") == [
+        "「引用。終わり」と言った。",
+        "次の文。",
+        "「また。」",
+    ]
+    long = "普通の文です。" * 20_000 + "「長い引用。" * 20_000 + "」終わり。"
+    sentences = split_sentences(long)
+    assert len(sentences) == 20_001 and sentences[-1].endswith("」終わり。")
+
+
 def test_a_chinese_name_with_a_middle_dot_is_not_read_as_japanese() -> None:
     """・ and ー are Chinese too ("约翰・史密斯"); only hiragana and katakana letters mark Japanese."""
     from monitor.judge.claims import _KANA_RE
