@@ -37,7 +37,9 @@ from measure_conditional import load_cases, measure  # noqa: E402 - the script i
 # 899c6ee, after train3.yaml), 0.79 and 0.091. test3.yaml, written before that round's changes, scored
 # once at the same commit: 0.68 and 0.061; train3.yaml (developed on): 0.86 and 0.0. The fourth round
 # (commit 8f668e3): train4.yaml (developed on) 0.90 and 0.056; test4.yaml (held out, scored once at
-# that commit) 0.60 and 0.051.
+# that commit) 0.60 and 0.051. test5.yaml (165 cases, vi/en/zh/fa, thirteen kinds of business, written by
+# a helper that read neither the checker nor the earlier cases; held out, scored once at 7fd27cc):
+# 0.69 and 0.099.
 # The floors sit a little under the measured figures, so a regression fails and noise does not.
 TEST_FLOORS = {"recall": 0.76, "false_flag_rate": 0.11}
 HELD_OUT_FLOORS = {
@@ -45,6 +47,7 @@ HELD_OUT_FLOORS = {
     "train3": {"recall": 0.83, "false_flag_rate": 0.04},
     "test4": {"recall": 0.57, "false_flag_rate": 0.08},
     "train4": {"recall": 0.87, "false_flag_rate": 0.07},
+    "test5": {"recall": 0.66, "false_flag_rate": 0.12},
 }
 
 PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
