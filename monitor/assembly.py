@@ -115,7 +115,7 @@ class RecordReader:
         if message.rejected is None and message.decoded is None and len(value) <= DEFAULT_MAX_MESSAGE_BYTES:
             trace = canonical_trace(value)
             if trace is not None:
-                return Message(value, message.origin, message.key, None, None, trace)
+                return msgspec.structs.replace(message, decoded=trace)
         if self.fmt == "json" or not (_maybe_binary_otlp(value) or _maybe_container(value)):
             return message
         return None

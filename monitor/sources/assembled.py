@@ -65,9 +65,9 @@ class AssembledSource:
             polled = self.inner.poll(max_records, timeout_s)
             reader = self.reader
             handed = list(map(reader.native, polled))
-            if self.on_read is None and not reader.pending and len(polled) <= max_records:
-                if None not in handed:
-                    return handed  # type: ignore[return-value]  # the common poll: native records only
+            common = self.on_read is None and not reader.pending and len(polled) <= max_records
+            if common and None not in handed:
+                return handed  # type: ignore[return-value]  # the common poll: native records only
             built: list[Assembled] = []
             for raw, native in zip(polled, handed, strict=True):
                 yielded = [Assembled(native, (native,))] if native is not None else reader.read_other(raw)
