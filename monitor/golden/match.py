@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from monitor.embeddings import Embedder, Vectors
 from monitor.golden.model import GoldenEntry, GoldenSet
-from monitor.golden.text import TermWeights, Vocabulary, char_grams, lexical_similarity, terms
+from monitor.golden.text import TermWeights, Vocabulary, char_grams, contradicts, lexical_similarity, terms
 
 # The blend's: fitted on tests/data/golden_match/{q01..q05,negatives}.yaml before the paraphrase set.
 DEFAULT_MATCH_THRESHOLD = 0.58
@@ -88,7 +88,20 @@ class _Wording:
     terms: frozenset[str]
     grams: frozenset[str]
     qualifiers: frozenset[tuple[str, ...]]
+    topic: frozenset[str]
+    cases: frozenset[tuple[str, str]]
     negative: bool = False
+
+
+@dataclass(frozen=True)
+class _Query:
+    """A question's normalized parts, as compared with each wording."""
+
+    terms: frozenset[str]
+    grams: frozenset[str]
+    qualifiers: frozenset[tuple[str, ...]]
+    topic: frozenset[str]
+    cases: frozenset[tuple[str, str]]
 
 
 def lossless_prefilter(threshold: float, lexical_weight: float) -> float:
@@ -158,18 +171,21 @@ class GoldenMatcher:
         for index, entry in enumerate(golden.entries):
             tagged = [(q, False) for q in entry.questions] + [(q, True) for q in entry.negatives]
             for question, negative in tagged:
-                key = self._key(question)
-                qualifiers = self._vocab.qualifiers(key)
-                wordings.append(_Wording(index, terms(key), char_grams(key), qualifiers, negative))
+                q = self._query(question)
+                wordings.append(_Wording(index, q.terms, q.grams, q.qualifiers, q.topic, q.cases, negative))
         return wordings
+
+    def _query(self, question: str) -> _Query:
+        key = self._key(question)
+        vocab = self._vocab
+        return _Query(terms(key), char_grams(key), vocab.qualifiers(key), vocab.topic(key), vocab.cases(key))
 
     def _negative_bars(self) -> Scores:
         """Per entry, the best score one of its negatives reaches on its wordings (-inf: no negative)."""
         bars = np.full(len(self.golden.entries), -np.inf)
         for w in self._negatives:
-            scores = self._best_per_entry(
-                self._wording_scores((w.terms, w.grams, w.qualifiers), self._wordings)
-            )
+            query = _Query(w.terms, w.grams, w.qualifiers, w.topic, w.cases)
+            scores = self._best_per_entry(self._wording_scores(query, self._wordings))
             bars[w.entry] = max(bars[w.entry], scores[w.entry])
         return bars
 
@@ -206,8 +222,7 @@ class GoldenMatcher:
 
     def _lexical(self, question: str) -> tuple[Scores, npt.NDArray[np.bool_]]:
         """Per entry: the best wording's score (0 when vetoed), and whether a known negative vetoed it."""
-        key = self._key(question)
-        query = (terms(key), char_grams(key), self._vocab.qualifiers(key))
+        query = self._query(question)
         best = self._best_per_entry(self._wording_scores(query, self._wordings))
         if not self._negatives:
             return best, np.zeros(len(best), dtype=np.bool_)
@@ -217,20 +232,24 @@ class GoldenMatcher:
             vetoed |= best <= self._bars
         return np.where(vetoed, 0.0, best), vetoed
 
-    def _wording_scores(
-        self,
-        query: tuple[frozenset[str], frozenset[str], frozenset[tuple[str, ...]]],
-        wordings: list[_Wording],
-    ) -> Scores:
-        """The question's score against each wording: terms (and trigrams), qualifier mismatch discounted."""
-        words, grams, qualifiers = query
+    def _wording_scores(self, query: _Query, wordings: list[_Wording]) -> Scores:
+        """The question's score against each wording: terms (and trigrams), qualifier mismatch discounted.
+
+        A wording scores 0 when it shares no topic word with the question (only "how much", "bao lâu":
+        the refund time and a visa's processing time), or when the two name different cases of one
+        contrast ("online" against "at the counter"): a wrong reference check is worse than none.
+        """
         return np.array(
             [
-                (
-                    (1.0 - self.char_weight) * lexical_similarity(words, w.terms, self._weights, self.balance)
-                    + self.char_weight * lexical_similarity(grams, w.grams, self._gram_weights, self.balance)
+                0.0
+                if not (query.topic & w.topic) or contradicts(query.cases, w.cases)
+                else (
+                    (1.0 - self.char_weight)
+                    * lexical_similarity(query.terms, w.terms, self._weights, self.balance)
+                    + self.char_weight
+                    * lexical_similarity(query.grams, w.grams, self._gram_weights, self.balance)
                 )
-                * (1.0 if w.qualifiers == qualifiers else self.qualifier_penalty)
+                * (1.0 if w.qualifiers == query.qualifiers else self.qualifier_penalty)
                 for w in wordings
             ],
             dtype=np.float64,

@@ -102,9 +102,13 @@ class Vocabulary:
     cjk_stopwords: frozenset[str] = frozenset()
     qualifier_texts: tuple[str, ...] = ()
     characters: Mapping[str, str] = field(default_factory=dict)
+    ask_texts: tuple[str, ...] = ()
+    contrast_texts: tuple[tuple[str, str, str], ...] = ()  # (dimension, case, wording)
     _cjk_pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     _qualifiers: frozenset[Phrase] = field(init=False, repr=False, compare=False, default=frozenset())
     _table: dict[int, str] = field(init=False, repr=False, compare=False, default_factory=dict)
+    _asks: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
+    _contrasts: tuple[tuple[str, str, Phrase], ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
         # Longest first, so a word wins over a stop string or a shorter word inside it.
@@ -114,6 +118,13 @@ class Vocabulary:
         object.__setattr__(self, "_table", str.maketrans(dict(self.characters)))
         qualifiers = frozenset(q for q in map(self.tokens, self.qualifier_texts) if q)
         object.__setattr__(self, "_qualifiers", qualifiers)
+        object.__setattr__(self, "_asks", frozenset(t for text in self.ask_texts for t in self.tokens(text)))
+        contrasts = tuple(
+            (dimension, case, phrase)
+            for dimension, case, text in self.contrast_texts
+            if (phrase := self.tokens(text))
+        )
+        object.__setattr__(self, "_contrasts", contrasts)
 
     @classmethod
     def load(cls, path: Path | Traversable | None = None) -> Vocabulary:
@@ -156,6 +167,8 @@ class Vocabulary:
         stopwords: set[str] = set()
         words: set[str] = set()
         qualifiers: list[str] = []
+        asks: list[str] = []
+        contrasts: list[tuple[str, str, str]] = []
         for origin, data in packs:
             if not isinstance(data, dict):
                 raise ConfigError(f"{origin}: expected a mapping at the top level")
@@ -166,7 +179,14 @@ class Vocabulary:
             stopwords.update(fold(w) for w in _str_list(data, "stopwords", origin))
             words.update(fold(w) for w in _str_list(data, "words", origin))
             qualifiers.extend(_str_list(data, "qualifiers", origin))
-        return cls._build(merged, stopwords, words, tuple(dict.fromkeys(qualifiers)))
+            asks.extend(_str_list(data, "asks", origin))
+            contrasts.extend(_contrasts(data, origin))
+        texts = (
+            tuple(dict.fromkeys(qualifiers)),
+            tuple(dict.fromkeys(asks)),
+            tuple(dict.fromkeys(contrasts)),
+        )
+        return cls._build(merged, stopwords, words, *texts)
 
     @classmethod
     def _build(
@@ -175,6 +195,8 @@ class Vocabulary:
         stopwords: set[str],
         words: set[str],
         qualifiers: tuple[str, ...],
+        asks: tuple[str, ...] = (),
+        contrasts: tuple[tuple[str, str, str], ...] = (),
     ) -> Vocabulary:
         characters = {k: v for k, (v, _) in merged["characters"].items()}
         # Text folds its variant characters before anything else, so the packs' own keys do too.
@@ -197,6 +219,8 @@ class Vocabulary:
             cjk_stopwords=frozenset(w for w in stopwords if is_cjk(w)),
             qualifier_texts=qualifiers,
             characters=characters,
+            ask_texts=asks,
+            contrast_texts=contrasts,
         )
 
     def tokens(self, text: str) -> Phrase:
@@ -210,6 +234,21 @@ class Vocabulary:
             n = len(qualifier)
             if any(tuple(tokens[i : i + n]) == qualifier for i in range(len(tokens) - n + 1)):
                 found.add(qualifier)
+        return frozenset(found)
+
+    def topic(self, tokens: Sequence[str]) -> frozenset[str]:
+        """The words of ``tokens`` that say what is asked about, without the ones that only ask
+        ("how much", "bao lâu", "多少"): two questions sharing only those share no topic."""
+        return frozenset(tokens) - self._asks
+
+    def cases(self, tokens: Sequence[str]) -> frozenset[tuple[str, str]]:
+        """The ``(dimension, case)`` pairs of the packs' contrasts that ``tokens`` name (a contiguous run):
+        ("route", "domestic"), ("channel", "online")."""
+        found = set()
+        for dimension, case, phrase in self._contrasts:
+            n = len(phrase)
+            if any(tuple(tokens[i : i + n]) == phrase for i in range(len(tokens) - n + 1)):
+                found.add((dimension, case))
         return frozenset(found)
 
     def intent_text(self, text: str) -> str:
@@ -352,6 +391,29 @@ def _str_map(data: dict[str, Any], key: str, origin: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str | int) for v in value.values()):
         raise ConfigError(f"{origin}: '{key}' must map strings to strings")
     return {str(k): str(v) for k, v in value.items()}
+
+
+def _contrasts(data: dict[str, Any], origin: str) -> list[tuple[str, str, str]]:
+    """A pack's ``contrasts``: dimension -> case -> the words naming that case, as flat triples."""
+    value = data.get("contrasts") or {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{origin}: 'contrasts' must map a dimension to its cases")
+    out: list[tuple[str, str, str]] = []
+    for dimension, cases in value.items():
+        if not isinstance(cases, dict):
+            raise ConfigError(f"{origin}: 'contrasts.{dimension}' must map a case to a list of words")
+        for case in cases:
+            out.extend((str(dimension), str(case), w) for w in _str_list(cases, case, f"{origin} contrasts"))
+    return out
+
+
+def contradicts(question: frozenset[tuple[str, str]], wording: frozenset[tuple[str, str]]) -> bool:
+    """Whether the two sides name different cases of one dimension, and neither names the other's
+    ("domestic" against "international"): the question asks about a case the wording excludes."""
+    for dimension in {d for d, _ in question} & {d for d, _ in wording}:
+        if not {c for d, c in question if d == dimension} & {c for d, c in wording if d == dimension}:
+            return True
+    return False
 
 
 def _str_list(data: dict[str, Any], key: str, origin: str) -> list[str]:
