@@ -237,6 +237,8 @@ class LocalJudgeRules:
     contact: tuple[str, ...] = ()
     exclusions: re.Pattern[str] | None = None  # "except", "trừ", "除": what follows them is left out
     condition_markers: frozenset[str] = frozenset()  # "chỉ áp dụng", "فقط": a restriction follows them
+    # "thành viên", "members", "会员": condition words naming only the group, not which of it (its tier)
+    condition_groups: frozenset[str] = frozenset()
     contact_calls: re.Pattern[str] | None = None  # "call", "gọi", "拨打": a phone line's pointer words
     abstention_clauses: AbstentionClauses = AbstentionClauses()
     politeness: frozenset[str] = frozenset()  # answer_politeness: words after an opening particle
@@ -296,6 +298,7 @@ class LocalJudgeRules:
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
                 exclusions=_trailing(_words(data.get("exclusions", {}))),
                 condition_markers=_words(data.get("condition_markers", {})),
+                condition_groups=_words(data.get("condition_groups", {})),
                 contact_calls=_alternation(
                     frozenset(
                         _lowered(str(w)) for ws in (data.get("contact_calls") or {}).values() for w in ws
@@ -867,13 +870,16 @@ class LocalJudge:
     def _unmet(self, folded: str, pattern: re.Pattern[str], known: set[str], carried: set[str]) -> bool:
         """Whether the claim and question leave a (folded) sentence's restriction unsaid. Condition words
         name one condition in several words ("thành viên BanHang Plus", "Premium subscribers"): one
-        of them carried is enough. A ``condition_markers`` word ("chỉ áp dụng", "فقط", "仅") only marks
-        that a restriction follows: the words after it must be carried ("فقط در تهران، مشهد و
-        اصفهان" is kept by a claim naming the three cities)."""
+        of its qualifiers carried is enough, and its group noun ("thành viên", ``condition_groups``)
+        only where it names no qualifier: the generic noun alone does not say which members. A
+        ``condition_markers`` word ("chỉ áp dụng", "فقط", "仅") only marks that a restriction follows:
+        the words after it must be carried ("فقط در تهران، مشهد و اصفهان" is kept by a claim naming
+        the three cities)."""
         restricting = self._restricting(pattern, folded)
         named = restricting - self.rules.condition_markers
         if named:
-            return _unmet(named, known) == named
+            required = (named - self.rules.condition_groups) or named
+            return _unmet(required, known) == required
         # the claim saying "only" itself keeps the restriction ("… فقط در تهران", one city of a list)
         return any(m not in known and not self._scope_carried(folded, m, carried) for m in restricting)
 
@@ -920,20 +926,35 @@ class LocalJudge:
         return share(set(content) - self.rules.negation, context.index.units) >= _COPIED
 
     def _negation_stated(self, text: str, context: _Context) -> bool:
-        """Each negation of the claim is in a context sentence with the word after it ("Không có BHYT"
+        """Each negation of the claim is in a context sentence with the word after it, and that sentence
+        holds the claim's clause around it, of the words some chunk holds ("Không có BHYT thì bạn trả …"
         for "Bệnh nhân không có BHYT trả 100%"): the claim spans sentences of both polarities (its best
-        window is another), it does not flip one. Spaced scripts only (CJK cues are substrings)."""
+        window is another), it does not flip one. A negation stated of another subject ("Khách chưa
+        là thành viên không được hoàn tiền" for "Thành viên Plus không được hoàn tiền") excuses
+        nothing. Spaced scripts only (CJK cues are substrings)."""
         if _CJK_RUN.search(text):
             return False
         lowered = unicodedata.normalize("NFC", text.lower())
         marked = bool(_MARKED.search(lowered))  # read as written, like ``_negated``: "áp dụng" is no "đừng"
         cues, read = (self.rules.negation_marked, _lowered) if marked else (self.rules.negation, fold)
-        words = _NEGATABLE.findall(read(text))
-        pairs = [f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in cues]
-        if not pairs:
-            return False
-        stated = [" ".join(_NEGATABLE.findall(read(s))) for s in context.sentences]
-        return all(any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", s) for s in stated) for p in pairs)
+        stated = [
+            (" ".join(_NEGATABLE.findall(read(s))), set(u))
+            for s, u in zip(context.sentences, context.sentence_units, strict=True)
+        ]
+        found = False
+        for clause in _clauses(text):
+            words = _NEGATABLE.findall(read(clause))
+            pairs = [f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in cues]
+            # of the clause's words the chunks hold (one in no chunk, "bạn", is novelty's business)
+            content = (
+                lexical_units(clause, self.rules.stopwords) - self.rules.negation
+            ) & context.index.units
+            for pair in pairs:
+                found = True
+                holds = re.compile(rf"(?<!\w){re.escape(pair)}(?!\w)")
+                if not any(holds.search(s) and coverage(content, units) >= _COPIED for s, units in stated):
+                    return False
+        return found
 
     def _answer_features(self, answer: str, context: _Context) -> list[float]:
         content = [u for u in unit_sequence(answer) if u not in self.rules.stopwords]

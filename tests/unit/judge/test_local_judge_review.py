@@ -1,0 +1,68 @@
+"""The review's two findings: a condition's generic group noun does not keep its tier, and a negation the
+chunks state of another subject does not excuse a flipped claim; each with its hard negative."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.embeddings import LocalE5Embedder
+from monitor.judge.base import JudgeChunk, JudgeInput
+from monitor.judge.local import LocalJudge
+from monitor.judge.support import FEATURES
+
+PLUS = "DT-3. Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+PREMIUM = "Premium subscribers get 50 GB of roaming data each month."
+REFUNDS = [
+    "HT-1. Thành viên Plus được hoàn tiền trong 30 ngày.",
+    "HT-2. Khách chưa là thành viên không được hoàn tiền.",
+]
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge(LocalE5Embedder())
+
+
+def feature(judge: LocalJudge, name: str, answer: str, chunks: list[str], question: str = "q") -> float:
+    """The feature of the answer's first claim."""
+    chunked = tuple(JudgeChunk(f"c{i + 1}", c) for i, c in enumerate(chunks))
+    item = JudgeInput("t-1", question, answer, chunked)
+    return float(judge.measure(item).features[0, FEATURES.index(name)])
+
+
+@pytest.mark.parametrize(
+    ("answer", "chunk", "dropped"),
+    [
+        ("Thành viên được đổi trả hàng thời trang trong 30 ngày.", PLUS, 1.0),  # the group noun alone
+        ("Thành viên Plus được đổi trả hàng thời trang trong 30 ngày.", PLUS, 0.0),
+        ("Subscribers get 50 GB of roaming data each month.", PREMIUM, 1.0),
+        ("Premium users get 50 GB of roaming data each month.", PREMIUM, 0.0),
+        # a sentence naming only the group is kept by it
+        ("Members get 50 GB of roaming data.", "Members get 50 GB of roaming data each month.", 0.0),
+        ("You get 50 GB of roaming data.", "Members get 50 GB of roaming data each month.", 1.0),
+    ],
+)
+def test_a_generic_group_noun_does_not_keep_a_named_tier(
+    judge: LocalJudge, answer: str, chunk: str, dropped: float
+) -> None:
+    """ "thành viên" / "subscribers" carry no tier: a claim saying only them drops "thành viên BanHang
+    Plus" / "Premium subscribers"; one saying the tier keeps it, and a condition that names only the
+    group is kept by the group noun."""
+    assert feature(judge, "condition_dropped", answer, [chunk]) == dropped
+
+
+def test_a_negation_stated_of_another_subject_still_flips(judge: LocalJudge) -> None:
+    """ "không được hoàn tiền" is stated of non-members: it does not excuse "Thành viên Plus không được
+    hoàn tiền", a copy of the members' sentence with its polarity flipped; the non-members' own claim,
+    the hard negative, is no flip."""
+    assert feature(judge, "flip", "Thành viên Plus không được hoàn tiền trong 30 ngày.", REFUNDS) == 1.0
+    assert feature(judge, "flip", "Khách chưa là thành viên không được hoàn tiền.", REFUNDS) == 0.0
+
+
+def test_a_negation_stated_with_its_clause_is_no_flip(judge: LocalJudge) -> None:
+    """A claim whose negated clause is a chunk's sentence, beside a clause from another sentence, spans
+    both polarities: no flip; without that negated sentence in the chunks it flips."""
+    answer = "Khách chưa là thành viên không được hoàn tiền, thành viên Plus được hoàn tiền trong 30 ngày."
+    assert feature(judge, "flip", answer, REFUNDS) == 0.0
+    flipped = "Thành viên Plus không được hoàn tiền, khách được hoàn tiền trong 30 ngày."
+    assert feature(judge, "flip", flipped, REFUNDS) == 1.0
