@@ -83,17 +83,6 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class _Wording:
-    entry: int
-    terms: frozenset[str]
-    grams: frozenset[str]
-    qualifiers: frozenset[tuple[str, ...]]
-    topic: frozenset[str]
-    cases: frozenset[tuple[str, str]]
-    negative: bool = False
-
-
-@dataclass(frozen=True)
 class _Query:
     """A question's normalized parts, as compared with each wording."""
 
@@ -102,6 +91,14 @@ class _Query:
     qualifiers: frozenset[tuple[str, ...]]
     topic: frozenset[str]
     cases: frozenset[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class _Wording(_Query):
+    """A golden wording's parts, with the entry it belongs to (a negative one vetoes that entry)."""
+
+    entry: int = -1
+    negative: bool = False
 
 
 def lossless_prefilter(threshold: float, lexical_weight: float) -> float:
@@ -171,8 +168,8 @@ class GoldenMatcher:
         for index, entry in enumerate(golden.entries):
             tagged = [(q, False) for q in entry.questions] + [(q, True) for q in entry.negatives]
             for question, negative in tagged:
-                q = self._query(question)
-                wordings.append(_Wording(index, q.terms, q.grams, q.qualifiers, q.topic, q.cases, negative))
+                parts = self._query(question)
+                wordings.append(_Wording(**vars(parts), entry=index, negative=negative))
         return wordings
 
     def _query(self, question: str) -> _Query:
@@ -184,8 +181,7 @@ class GoldenMatcher:
         """Per entry, the best score one of its negatives reaches on its wordings (-inf: no negative)."""
         bars = np.full(len(self.golden.entries), -np.inf)
         for w in self._negatives:
-            query = _Query(w.terms, w.grams, w.qualifiers, w.topic, w.cases)
-            scores = self._best_per_entry(self._wording_scores(query, self._wordings))
+            scores = self._best_per_entry(self._wording_scores(w, self._wordings))
             bars[w.entry] = max(bars[w.entry], scores[w.entry])
         return bars
 

@@ -937,24 +937,27 @@ class LocalJudge:
         lowered = unicodedata.normalize("NFC", text.lower())
         marked = bool(_MARKED.search(lowered))  # read as written, like ``_negated``: "áp dụng" is no "đừng"
         cues, read = (self.rules.negation_marked, _lowered) if marked else (self.rules.negation, fold)
+        negated = []  # per clause with a negation: its (negation, next word) pairs and its content
+        for clause in _clauses(text):
+            words = _NEGATABLE.findall(read(clause))
+            if pairs := [f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in cues]:
+                # of the clause's words the chunks hold (one in no chunk, "bạn", is novelty's business)
+                units = lexical_units(clause, self.rules.stopwords) - self.rules.negation
+                negated.append((pairs, units & context.index.units))
+        if not negated:
+            return False
         stated = [
             (" ".join(_NEGATABLE.findall(read(s))), set(u))
             for s, u in zip(context.sentences, context.sentence_units, strict=True)
         ]
-        found = False
-        for clause in _clauses(text):
-            words = _NEGATABLE.findall(read(clause))
-            pairs = [f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in cues]
-            # of the clause's words the chunks hold (one in no chunk, "bạn", is novelty's business)
-            content = (
-                lexical_units(clause, self.rules.stopwords) - self.rules.negation
-            ) & context.index.units
-            for pair in pairs:
-                found = True
-                holds = re.compile(rf"(?<!\w){re.escape(pair)}(?!\w)")
-                if not any(holds.search(s) and coverage(content, units) >= _COPIED for s, units in stated):
-                    return False
-        return found
+        return all(
+            any(
+                re.search(rf"(?<!\w){re.escape(pair)}(?!\w)", s) and coverage(content, units) >= _COPIED
+                for s, units in stated
+            )
+            for pairs, content in negated
+            for pair in pairs
+        )
 
     def _answer_features(self, answer: str, context: _Context) -> list[float]:
         content = [u for u in unit_sequence(answer) if u not in self.rules.stopwords]
