@@ -70,6 +70,7 @@ FREE = "free"  # the unit of a price stated without a number ("miễn phí", "sh
 
 _AGE = "year"  # the numeric rules' unit of "70周岁", "65 years", "۷۰ ساله"
 _WORD_START = re.compile(r"(?<!\w)\w")
+_NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
 
 
 class ConditionalRules(_RowReader, _ScopeReader, _Carried):
@@ -437,9 +438,10 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         notes = self._footnotes(low, surface, found)
         rows = self._rows(low, found)
         last = range(0)  # the statements of the last clause that stated values
+        clause_of: list[int] = []  # the clause index of each statement
         clauses = list(_clauses(low))
         for index, (start, end) in enumerate(clauses):
-            first = len(out)
+            first, number = len(out), index
             following = clauses[index + 1] if index + 1 < len(clauses) else (end, end)
             contrast = self._contrasted(low, start, end, *following)
             if _LABEL.match(low, start, end):
@@ -479,4 +481,30 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 if _FOOTNOTE.match(low, start, end) is None and not back:  # a footnote speaks of its marks
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
             last = range(first, len(out)) if len(out) > first else last
-        return tuple(out)
+            clause_of += [number] * (len(out) - len(clause_of))
+        return tuple(self._contrasted_cases(out, clause_of))
+
+    def _contrasted_cases(
+        self, statements: Sequence[_Statement], clause_of: Sequence[int]
+    ) -> list[_Statement]:
+        """``statements`` without the prepositional cases no neighbouring sentence sets apart: "Trên
+        các chặng quốc tế, em bé trả 20%" is a case after "... trả 10% giá vé"; "Tại Hà Nội, cửa hàng
+        mở từ 8 giờ" alone says where."""
+        out = list(statements)
+        for index, statement in enumerate(statements):
+            cases = [c for c in statement.conditions if c.contrast]
+            if not cases:
+                continue
+            kind = self.vocabulary.kind(statement.amount[1])
+            near = [
+                other
+                for position, other in enumerate(statements)
+                if 0 < abs(clause_of[position] - clause_of[index]) <= _NEIGHBOURS
+                and other.amount != statement.amount
+                and self.vocabulary.kind(other.amount[1]) == kind
+            ]
+            dropped = [c for c in cases if all(c in other.conditions for other in near)]
+            if dropped:
+                kept = tuple(c for c in statement.conditions if c not in dropped)
+                out[index] = replace(statement, conditions=kept)
+        return out

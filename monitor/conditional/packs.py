@@ -46,6 +46,8 @@ class ConditionalPack(BaseModel):
     unions: list[Form] = []
     if_markers: list[Form] = []
     leading_markers: list[Form] = []
+    case_markers: list[Form] = []
+    post_markers: list[Form] = []
     except_markers: list[Form] = []
     scope_markers: list[Form] = []
     links: list[Form] = []

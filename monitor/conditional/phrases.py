@@ -28,6 +28,9 @@ from monitor.conditional.vocabulary import _Vocabulary
 
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
 _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
+_RANGE_GAP = re.compile(r"\s*[^\W\d_]+\s*")  # a word between a range's end and its "đến": "14 ngày tuổi đến"
+_CASE_WORDS = 6  # words a leading case may run to: "Trên mạng chuyển vùng quốc tế,"
+_POST_REACH = 40  # characters from a value to the "for" of its case: "45 USD mỗi lần đổi đối với"
 
 
 def _labels(low: str, start: int, end: int) -> bool:
@@ -87,6 +90,7 @@ class _PhraseReader:
                     out.append(
                         _Condition(kind, match.start(), stop, frozenset(keys), phrase=phrase, aliases=aliases)
                     )
+        out += self._postposed(low, start, end, values)
         out += self._thens(low, start, end)
         # "if you cancel more than 2 minutes after": the event's own terms, no case either
         out += [
@@ -124,6 +128,12 @@ class _PhraseReader:
             tier = _Condition("group", match.start(), match.end(), frozenset({key}), phrase=key)
             if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
                 out.append(tier)
+        # "Trên các chặng quốc tế, ...": a case only where no marker, group or tier names it already
+        out += [
+            c
+            for c in self._cases(low, start, end, values)
+            if not _inside(c, out) and not any(c.start <= o.start < c.end for o in out)
+        ]
         if any(c.kind not in ("threshold", "then") for c in out):
             # a class of goods narrows a condition already there ("Hàng thời trang do thành viên Plus
             # mua"); alone it is mostly the topic ("Phí giao hàng toàn quốc", "fashion items ship ...")
@@ -136,6 +146,69 @@ class _PhraseReader:
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _cases(self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]) -> list[_Condition]:
+        """A comma part that opens with a preposition and states no value ("Trên các chặng quốc tế,
+        em bé trả 20%", "On international routes, ...", "در پروازهای خارجی، ..."): the case of the
+        values after it, kept only where a neighbouring sentence gives the unit another value."""
+        v = self.vocabulary
+        out: list[_Condition] = []
+        for match in v.case_markers.finditer(low, start, end):
+            part_start, part_end = _part(low, start, end, match.start())
+            if low[part_start : match.start()].strip(_LEADING) or part_end >= end:
+                continue  # a preposition inside the part says where or when, not which case
+            if any(part_start <= s < part_end for s, _ in values) or _FIRST_NUMBER.match(
+                low, match.end(), part_end
+            ):
+                continue  # "Trên 70 tuổi, ...": a threshold, read as one
+            stop, keys = self._window(low, match.end(), part_end, limit=_CASE_WORDS)
+            if not keys or v.events.search(low, match.end(), part_end) is not None:
+                continue  # "On all flights, ...", "Trên các chuyến bị hủy, ...": no case, or an event
+            phrase = low[match.start() : stop].translate(_ACCENTS)
+            out.append(_Condition("if", match.start(), stop, frozenset(keys), phrase=phrase, contrast=True))
+        return out
+
+    def _postposed(
+        self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]
+    ) -> list[_Condition]:
+        """Cases after each of a clause's values ("45 USD đối với vé Eco Saver và 20 USD đối với vé Eco
+        Flex", "$40 for domestic flights, $60 for international ones"): each value's own, named by the
+        words that set it apart from the others' ("Saver", not "Eco")."""
+        v = self.vocabulary
+        ordered = sorted(values)
+        found: list[tuple[int, int, int, list[str]]] = []
+        for index, (begin, stop) in enumerate(ordered):
+            limit = ordered[index + 1][0] if index + 1 < len(ordered) else end
+            match = v.post_markers.search(low, stop, min(limit, stop + _POST_REACH))
+            if match is None or _FIRST_NUMBER.match(low, match.end(), limit):
+                continue  # "trên 4 giờ": a threshold
+            if any(c in low[stop : match.start()] for c in ".;:：。；"):
+                continue
+            words: list[str] = []
+            at = match.end()
+            for token in _TOKEN.finditer(low, match.end(), limit):
+                word = token.group()
+                if len(words) >= 4 or any(c.isdigit() or c in ":：,，" for c in low[at : token.start()]):
+                    break
+                if word in v.general_words or word in v.stopwords or word in v.links:
+                    if words or word in v.general_words:
+                        break
+                    continue
+                words.append(word)
+                at = token.end()
+            if words:
+                found.append((begin, match.start(), at, words))
+        if len(found) < 2:
+            return []  # one value with a "for" after it: mostly what it is for ("a fee for changes")
+        out = []
+        for begin, marker, stop, words in found:
+            others = {w for b, _, _, ws in found if b != begin for w in ws}
+            own = [w for w in words if w not in others and v.content(w)]
+            keys = self._keys(own)
+            if keys:
+                phrase = " ".join(own).translate(_ACCENTS)
+                out.append(_Condition("post", marker, stop, frozenset(keys), phrase=phrase, of=begin))
+        return out
 
     def _listed(self, low: str, stop: int, end: int) -> tuple[int, set[str]]:
         """The other names of a list a condition's name opens ("فقط در تهران، مشهد و اصفهان", "only in
@@ -218,7 +291,10 @@ class _PhraseReader:
         for match in v.threshold_words.finditer(low, start, end):
             after = match.end() + len(low[match.end() : end]) - len(low[match.end() : end].lstrip())
             term = next(((s, e) for s, e in values if s == after), None)
-            if term is not None and self._range(low, term[1], end):
+            if term is not None and (
+                self._range(low, term[1], end)
+                or self._range_ends(low, start, match.start(), term[1], end, values)
+            ):
                 continue  # "từ 7 giờ đến 22 giờ", "from 9 to 5": a range, not a threshold
             if term is not None:
                 phrase = low[match.start() : term[1]].translate(_ACCENTS)
@@ -255,6 +331,34 @@ class _PhraseReader:
                     keys = frozenset(self._keys([match.group()]))
                     return [_Condition("class", match.start(), match.end(), keys, soft=True, phrase=form)]
         return []
+
+    def _range_ends(
+        self, low: str, start: int, marker: int, term_end: int, end: int, values: Sequence[tuple[int, int]]
+    ) -> bool:
+        """Whether a threshold is one end of a range that gives its terms each a bound ("em bé từ 14
+        ngày tuổi đến dưới 2 tuổi", "aged 2 to under 12", "2岁至未满12岁"): a range of who, no
+        condition on either end (a word such as "tuổi" may stand between an end and the range word)."""
+        v = self.vocabulary
+        after = _RANGE_GAP.match(low, term_end, end)
+        for at in {
+            term_end + len(low[term_end:end]) - len(low[term_end:end].lstrip()),
+            after.end() if after else term_end,
+        }:
+            word = v.ranges.match(low, at, end)
+            if word is not None:
+                rest = low[word.end() : end].lstrip()
+                if rest and (rest[0].isdigit() or v.threshold_words.match(rest) is not None):
+                    return True
+        for _, stop in values:
+            if not start <= stop <= marker or marker - stop > 24:
+                continue
+            between = low[stop:marker].split()
+            if between and v.ranges.fullmatch(between[-1]) is not None and len(between) <= 2:
+                return True
+            compact = low[stop:marker].strip()  # "2岁至未满12岁": no spaces between the words
+            if compact and len(compact) <= 3 and not compact.isascii() and v.ranges.search(compact):
+                return True
+        return False
 
     def _range(self, low: str, position: int, end: int) -> bool:
         rest = len(low[position:end]) - len(low[position:end].lstrip())

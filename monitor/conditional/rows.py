@@ -38,6 +38,9 @@ _LISTED = re.compile(r"[；;\n]\s*$")  # a cell of a list: ended by ";" or a lin
 # a number and its word in a row label, one key: "12 tháng", "tier 2" (not "dưới 22" of "dưới 22 tuổi")
 _NUMBERED = re.compile(r"(?<!\w)[0-9]+\s*[^\W\d_]+|[^\W\d_]+\s+[0-9]+(?![0-9])(?!\s*[^\W\d_])")
 _CELLS = re.compile(r"[^|｜]+")
+_SECTION = re.compile(
+    r"^\s*[^\W\d_]{1,6}[-‐]\d+[.:)]?\s+"
+)  # a heading's section id: "TE-2 " of "TE-2 Trẻ em"
 
 
 def _plain(label: str) -> str:
@@ -121,7 +124,7 @@ class _RowReader(_PhraseReader):
         """A row label's condition. A counted tier is its whole label ("bậc 2", "第二档", "پله دوم": "bậc
         3" is another); a number and its word are one key ("12 tháng": "một tháng" is not it); else
         the label's tier words or content words."""
-        plain = " ".join(_PAREN.sub(" ", label).translate(_ACCENTS).split())
+        plain = " ".join(_PAREN.sub(" ", _SECTION.sub("", label)).translate(_ACCENTS).split())
         if counted:
             return _Condition("row", start, start + len(label), frozenset({plain}), phrase=plain)
         keys = self._label_keys(plain) - topic

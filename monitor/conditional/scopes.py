@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from monitor.conditional.phrases import _PhraseReader
 from monitor.conditional.statements import _Condition
-from monitor.conditional.text import _ACCENTS, _TOKEN, _part
+from monitor.conditional.text import _ACCENTS, _LEADING, _TOKEN, _part
 from monitor.numeric import Quantity
 from monitor.numeric.model import json_number
 
@@ -121,6 +121,22 @@ class _ScopeReader(_PhraseReader):
             c
             for c in conditions
             if c.kind == "except" and c.start < position < _part(low, start, end, c.start)[1]
+        ]
+        # "45 USD đối với vé Eco Saver và 20 USD đối với vé Eco Flex": each value's own case
+        bound += [c for c in conditions if c.kind == "post" and c.of == position]
+        # "chỉ áp dụng khi chậm trên 4 giờ ...: 400.000 đồng ..., 60 USD ...": a scope governs what its
+        # colon lists, every part of it
+        bound += [
+            c
+            for c in conditions
+            if c.kind == "scope"
+            and c not in bound
+            and c not in terms
+            and c.end <= position
+            and (
+                any(mark in low[c.end : position] for mark in ":：")
+                or not low[start : c.start].strip(_LEADING)  # "Chỉ trên chặng nội địa, ...": the sentence
+            )
         ]
         # "Khách đổi ý thì ... 30.000 đồng": what stands before "thì" governs the rest of the clause
         bound += [c for c in conditions if c.kind == "then" and c.end <= position]

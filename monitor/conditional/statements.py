@@ -31,6 +31,10 @@ class _Condition:
     # another name written in brackets beside the qualifier ("Platinum card (白金卡) holders",
     # "مشترکین قراردادی (دائمی)"): any one of these keys carries the condition too
     aliases: frozenset[str] = frozenset()
+    # a case only where a neighbouring sentence states another value of the unit ("Trên các chặng
+    # quốc tế, em bé trả 20%" after "... trả 10%"): else a preposition that says where, not which case
+    contrast: bool = False
+    of: int = -1  # a postposed case's value ("45 USD đối với vé Eco Saver"): the offset it qualifies
 
 
 @dataclass(frozen=True, slots=True)

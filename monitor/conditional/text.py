@@ -121,7 +121,14 @@ def _part(low: str, start: int, end: int, position: int) -> tuple[int, int]:
     part the whole chunk, and the work per chunk quadratic)."""
     start, end = max(start, position - _REACH), min(end, position + _REACH)
     part_start, part_end = start, end
+    # a bracket's commas list its own items ("do lỗi của hãng (kỹ thuật, tổ bay, điều hành): 400.000
+    # đồng"): they do not divide the sentence around it
+    brackets = [
+        (m.start(), m.end()) for m in _PAREN.finditer(low, start, end) if not m.start() < position < m.end()
+    ]
     for match in _COMMA.finditer(low, start, end):
+        if brackets and any(a < match.start() < b for a, b in brackets):
+            continue
         if match.end() <= position:
             part_start = match.end()
         elif match.start() >= position:

@@ -24,6 +24,8 @@ class _Vocabulary:
         self.plurals = tuple(sorted(shed, key=lambda e: (-len(e), e)))
         self.if_markers = _matcher(packs, lambda p: p.if_markers)
         self.leading_markers = _matcher(packs, lambda p: p.leading_markers)
+        self.case_markers = _matcher(packs, lambda p: p.case_markers)
+        self.post_markers = _matcher(packs, lambda p: p.post_markers)
         self.except_markers = _matcher(packs, lambda p: p.except_markers)
         self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
         self.groups = _matcher(packs, lambda p: p.groups, inflected=True)
