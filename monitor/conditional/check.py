@@ -224,8 +224,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         # up to 7 business days in other cities" for "در تهران ... در سایر شهرها"): it sets the cases
         # apart, though it cannot quote the policy's words for the case.
         kind = self.vocabulary.kind(quantity.unit)
-        contrasted = any(
-            not s.conditions and s.amount != amount and s.amount in asked.stated
+        contrasted = any(  # the general value, or a sibling case's ("20 USD đối với vé Eco Flex")
+            all(c.kind == "post" for c in s.conditions) and s.amount != amount and s.amount in asked.stated
             for s in statements
             if self.vocabulary.kind(s.amount[1]) == kind
         )

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from monitor.conditional.text import _Amount
 
 _CLAUSE_KINDS = frozenset({"if", "then", "except", "threshold"})
-_CASE_KINDS = frozenset({"if", "scope"})  # a clause's case: "در تهران", "only in Hanoi, Hue and Da Nang"
+# a clause's case: "در تهران", "only in Hanoi, Hue and Da Nang", "20 USD đối với vé Eco Flex"
+_CASE_KINDS = frozenset({"if", "scope", "post"})
 
 
 @dataclass(frozen=True, slots=True)

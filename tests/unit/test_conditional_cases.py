@@ -147,3 +147,21 @@ def test_a_section_id_is_no_key_of_a_heading_row(rules: ConditionalRules) -> Non
         "TE-2 Trẻ em: trẻ từ 2 tuổi đến dưới 12 tuổi trả 90% giá vé người lớn."
     )
     assert not rules.check("vé trẻ em tính sao", "Vé trẻ em bằng 90% giá người lớn.", [chunk]).findings
+
+
+def test_an_answer_in_another_writing_that_gives_every_case_carries_them(rules: ConditionalRules) -> None:
+    """A Persian answer cannot quote "Tiết Kiệm"; giving both fares sets the cases apart, giving one
+    as the price does not."""
+    chunk = "Phí hủy là 20 USD mỗi lần đối với vé Tiết Kiệm và 5 USD đối với vé Linh Hoạt."
+    assert not rules.check(
+        "هزینه لغو چقدر است", "لغو برای بلیط ارزان ۲۰ دلار و منعطف ۵ دلار است.", [chunk]
+    ).findings
+    assert rules.check("هزینه لغو چقدر است", "هزینه لغو ۵ دلار است.", [chunk]).findings
+
+
+def test_a_question_typed_without_accents_states_its_hours(rules: ConditionalRules) -> None:
+    """ "cham 6 tieng" is a delay of 6 hours: it stands on the side of "trên 4 giờ"."""
+    chunk = "Chuyến bay chậm trên 4 giờ được bồi thường 400.000 đồng; chậm dưới 4 giờ được phục vụ đồ ăn nhẹ."
+    answer = "Chuyến bay chậm được bồi thường 400.000 đồng."
+    assert not rules.check("chuyen bay cham 6 tieng duoc boi thuong bn", answer, [chunk]).findings
+    assert rules.check("chuyen bay cham 2 tieng duoc boi thuong bn", answer, [chunk]).findings
