@@ -38,9 +38,8 @@ _LISTED = re.compile(r"[；;\n]\s*$")  # a cell of a list: ended by ";" or a lin
 # a number and its word in a row label, one key: "12 tháng", "tier 2" (not "dưới 22" of "dưới 22 tuổi")
 _NUMBERED = re.compile(r"(?<!\w)[0-9]+\s*[^\W\d_]+|[^\W\d_]+\s+[0-9]+(?![0-9])(?!\s*[^\W\d_])")
 _CELLS = re.compile(r"[^|｜]+")
-_SECTION = re.compile(
-    r"^\s*[^\W\d_]{1,6}[-‐]\d+[.:)]?\s+"
-)  # a heading's section id: "TE-2 " of "TE-2 Trẻ em"
+# a heading's section id: "TE-2 " of "TE-2 Trẻ em:" names no case
+_SECTION = re.compile(r"^\s*[^\W\d_]{1,6}[-‐]\d+[.:)]?\s+")
 
 
 def _plain(label: str) -> str:
