@@ -46,64 +46,51 @@ def rules() -> ConditionalRules:
     return ConditionalRules.load(NumericRules.load())
 
 
-@pytest.mark.parametrize(
-    ("question", "answer", "chunk", "flagged"),
-    [
-        # "Tại các nước châu Âu," opens a case: the sentence before gives the minute another price
-        ("gọi về nhà giá bao nhiêu", "Cuộc gọi tính 9.000 đồng mỗi phút.", ROAMING_LEAD, True),
-        ("sang châu Âu gọi về giá bao nhiêu", "Ở châu Âu cuộc gọi tính 9.000 đồng mỗi phút.", ROAMING_LEAD,
-         False),
-        ("gọi trong nước giá bao nhiêu", "Gọi trong nước 1.500 đồng mỗi phút.", ROAMING_LEAD, False),
-        # a preposition where no other value stands says where, not which case
-        ("bảo hành bao lâu", "Bảo hành trong 30 ngày.", WHERE_ONLY, False),
-        ("what do adults pay", "Adults pay $18 per crossing.", FERRY_EN, True),
-        ("night ferry adult price", "Adults pay $18 per crossing at night sailings.", FERRY_EN, False),
-    ],
-)  # fmt: skip
-def test_a_leading_preposition_names_a_case_beside_another_value(
+# a leading preposition names a case beside another value
+LEADING = [
+    # "Tại các nước châu Âu," opens a case: the sentence before gives the minute another price
+    ("gọi về nhà giá bao nhiêu", "Cuộc gọi tính 9.000 đồng mỗi phút.", ROAMING_LEAD, True),
+    ("sang châu Âu gọi về giá bao nhiêu", "Ở châu Âu cuộc gọi tính 9.000 đồng mỗi phút.", ROAMING_LEAD,
+     False),
+    ("gọi trong nước giá bao nhiêu", "Gọi trong nước 1.500 đồng mỗi phút.", ROAMING_LEAD, False),
+    # a preposition where no other value stands says where, not which case
+    ("bảo hành bao lâu", "Bảo hành trong 30 ngày.", WHERE_ONLY, False),
+    ("what do adults pay", "Adults pay $18 per crossing.", FERRY_EN, True),
+    ("night ferry adult price", "Adults pay $18 per crossing at night sailings.", FERRY_EN, False),
+]  # fmt: skip
+
+# "A for X and B for Y": each value is bound to the words that set its case apart
+POSTPOSED = [
+    ("phí hủy vé bao nhiêu", "Phí hủy vé là 50.000 đồng mỗi lần.", FARES_VI, True),
+    ("vé Linh Hoạt hủy mất phí bao nhiêu", "Vé Linh Hoạt hủy mất 50.000 đồng.", FARES_VI, False),
+    # the words both cases share ("vé", "Basic") do not carry either
+    ("vé tiết kiệm hủy bao nhiêu", "Phí hủy 50.000 đồng mỗi lần.", FARES_VI, True),
+    ("how much is a change", "A change is $10.", FARES_EN, True),
+    ("basic flex change fee", "Changing a Basic Flex fare costs $10.", FARES_EN, False),
+    # a single "for" after a value says what it is for, no case
+    ("how much is a change", "A change costs $30.", ONE_FOR, False),
+]  # fmt: skip
+
+# a scope governs its colon list and the sentence it opens
+SCOPED = [
+    # the scope before the colon governs every value it lists, past the bracket's commas
+    ("nằm viện ở nước ngoài được bồi thường bao nhiêu", "Được bồi thường 500 USD mỗi lần.", CLAIMS_VI,
+     True),
+    ("nằm viện được bồi thường bao nhiêu", "Mỗi lần nằm viện được 2.000.000 đồng.", CLAIMS_VI, True),
+    ("hồ sơ nộp trong 30 ngày, bệnh viện thuộc mạng lưới thì bồi thường bao nhiêu",
+     "Nằm viện trong nước được 2.000.000 đồng mỗi lần.", CLAIMS_VI, False),
+    # a sentence opening with "chỉ tại" is under that scope to its end
+    ("phí giữ chỗ bao nhiêu", "Phí giữ chỗ là 250.000 đồng mỗi khách.", OPENING_SCOPE, True),
+    ("giữ chỗ tại quầy sân bay bao nhiêu", "Tại quầy sân bay phí giữ chỗ 250.000 đồng.", OPENING_SCOPE,
+     False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "flagged"), [*LEADING, *POSTPOSED, *SCOPED])
+def test_a_case_binds_the_values_where_it_stands(
     rules: ConditionalRules, question: str, answer: str, chunk: str, flagged: bool
 ) -> None:
-    assert bool(rules.check(question, answer, [chunk]).findings) is flagged
-
-
-@pytest.mark.parametrize(
-    ("question", "answer", "chunk", "flagged"),
-    [
-        ("phí hủy vé bao nhiêu", "Phí hủy vé là 50.000 đồng mỗi lần.", FARES_VI, True),
-        ("vé Linh Hoạt hủy mất phí bao nhiêu", "Vé Linh Hoạt hủy mất 50.000 đồng.", FARES_VI, False),
-        # the words both cases share ("vé", "Basic") do not carry either
-        ("vé tiết kiệm hủy bao nhiêu", "Phí hủy 50.000 đồng mỗi lần.", FARES_VI, True),
-        ("how much is a change", "A change is $10.", FARES_EN, True),
-        ("basic flex change fee", "Changing a Basic Flex fare costs $10.", FARES_EN, False),
-        # a single "for" after a value says what it is for, no case
-        ("how much is a change", "A change costs $30.", ONE_FOR, False),
-    ],
-)  # fmt: skip
-def test_a_case_after_each_value_binds_that_value(
-    rules: ConditionalRules, question: str, answer: str, chunk: str, flagged: bool
-) -> None:
-    """ "A for X and B for Y": each value is bound to the words that set its case apart."""
-    assert bool(rules.check(question, answer, [chunk]).findings) is flagged
-
-
-@pytest.mark.parametrize(
-    ("question", "answer", "chunk", "flagged"),
-    [
-        # the scope before the colon governs every value it lists, past the bracket's commas
-        ("nằm viện ở nước ngoài được bồi thường bao nhiêu", "Được bồi thường 500 USD mỗi lần.", CLAIMS_VI,
-         True),
-        ("nằm viện được bồi thường bao nhiêu", "Mỗi lần nằm viện được 2.000.000 đồng.", CLAIMS_VI, True),
-        ("hồ sơ nộp trong 30 ngày, bệnh viện thuộc mạng lưới thì bồi thường bao nhiêu",
-         "Nằm viện trong nước được 2.000.000 đồng mỗi lần.", CLAIMS_VI, False),
-        # a sentence opening with "chỉ tại" is under that scope to its end
-        ("phí giữ chỗ bao nhiêu", "Phí giữ chỗ là 250.000 đồng mỗi khách.", OPENING_SCOPE, True),
-        ("giữ chỗ tại quầy sân bay bao nhiêu", "Tại quầy sân bay phí giữ chỗ 250.000 đồng.", OPENING_SCOPE,
-         False),
-    ],
-)  # fmt: skip
-def test_a_scope_governs_its_colon_list_and_the_sentence_it_opens(
-    rules: ConditionalRules, question: str, answer: str, chunk: str, flagged: bool
-) -> None:
+    """A leading preposition, a case after each value and a scope bind by where they stand."""
     assert bool(rules.check(question, answer, [chunk]).findings) is flagged
 
 
