@@ -29,15 +29,10 @@ from monitor.golden.fitting import Paraphrase, figures, outcomes, with_negatives
 from monitor.golden.match import DEFAULT_NEGATIVE_BAR  # noqa: E402
 from monitor.simulate import load_domain  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+from measure_detection import DOMAINS  # noqa: E402
+
 SIMULATE = ROOT / "tests" / "data" / "simulate"
-DOMAINS = {
-    "banhang": "banhang",
-    "telecom": "telecom",
-    "insurer": "insurer",
-    "clinic": str(SIMULATE / "clinic.domain.json"),
-    "isp": str(SIMULATE / "isp.domain.json"),
-    "bank": str(SIMULATE / "bank.domain.json"),
-}
 
 
 def train_wordings(name: str, source: str) -> list[Paraphrase]:
@@ -85,7 +80,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     data = {
-        name: cases(name, source, args.split, args.variants, args.negatives)
+        name: cases(name, str(source), args.split, args.variants, args.negatives)
         for name, source in DOMAINS.items()
         if (SIMULATE / f"{name}.{args.split}.json").is_file()  # the clinic domain has no dev wordings
     }

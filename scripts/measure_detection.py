@@ -53,6 +53,8 @@ DOMAINS = {
     "isp": DATA / "isp.domain.json",
     "bank": DATA / "bank.domain.json",
     "airline": DATA / "airline.domain.json",
+    "gym": DATA / "gym.domain.json",
+    "appliance": DATA / "appliance.domain.json",
 }
 
 

@@ -69,7 +69,9 @@ class _Asked:
         said = (
             key in self.words
             or any(stem in self.words for stem in stems(key, self.plurals))
-            or (" " in key or not key.isascii())
+            # a phrase, a word of another script, or one joined by a hyphen ("off-peak", "24/7"),
+            # which the word split cuts in two: looked for in the text as written
+            or (" " in key or not key.isascii() or not key.isalnum())
             and _has(self.text, key, self.endings)
         )
         if said and self.denied and _denies(self.denied, key):
@@ -108,7 +110,12 @@ class _Carried:
             # they stand, of a threshold or of a marker whose own term is one, on its side of the bound
             if self._on_side(condition, asked.question.amounts):
                 return True
-        return self._equivalent(condition, asked, self.vocabulary.equivalents)
+        if self._equivalent(condition, asked, self.vocabulary.equivalents):
+            return True
+        # a label that lists cases ("冰箱、洗衣机、电视: 3年", "Flex and Student members") is carried by
+        # any one of them, whole
+        items = [i.strip(" ,，;") for i in self.vocabulary.folded_unions.split(condition.phrase)]
+        return len(items) > 1 and any(len(item) > 1 and asked.holds(item) for item in items)
 
     def _on_side(self, condition: _Condition, stated: Iterable[_Amount]) -> bool:
         """Whether a value the question states stands on the condition's side of its term: "I'm 75"

@@ -31,7 +31,7 @@ from monitor.conditional.hours import CLOCK, DaySpan, blank
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.conditional.rows import _FOOTNOTE, _marks, _RowReader
-from monitor.conditional.scopes import _LABEL, _days_of, _ScopeReader
+from monitor.conditional.scopes import _HEADING, _LABEL, _days_of, _ScopeReader
 from monitor.conditional.statements import (
     _CASE_KINDS,
     _CLAUSE_KINDS,
@@ -71,6 +71,19 @@ FREE = "free"  # the unit of a price stated without a number ("miễn phí", "sh
 _AGE = "year"  # the numeric rules' unit of "70周岁", "65 years", "۷۰ ساله"
 _WORD_START = re.compile(r"(?<!\w)\w")
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
+
+
+_NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
+_DEFINING = frozenset({"if", "threshold"})  # an age or bound that may only define such a group
+
+
+def _defines(condition: _Condition, group: _Condition, chunk: str) -> bool:
+    """Whether ``condition`` stands inside the group's phrase or right after its name (here or where a
+    footnote repeats it: "Student*: $23.90" with "*Full-time students aged 16 to 25 only")."""
+    if group.start <= condition.start < group.end or 0 <= condition.start - group.end <= 2:
+        return True
+    before = re.findall(r"\w+", fold(chunk[max(0, condition.start - 24) : condition.start]))[-2:]
+    return any(word.startswith(key) for word in before for key in group.keys)
 
 
 class ConditionalRules(_RowReader, _ScopeReader, _Carried):
@@ -218,7 +231,17 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             return self._carried(condition, asked)
 
         def holds(statement: _Statement) -> bool:
-            return _all_carried(statement.conditions, lambda c: carried(c, statement))
+            named = [c for c in statement.conditions if c.kind in _NAMED and carried(c, statement)]
+
+            def kept(condition: _Condition) -> bool:
+                # an age or bound that only says who the named group is ("students aged 16 to 25",
+                # "children under 12") is carried with the group's name
+                return carried(condition, statement) or (
+                    condition.kind in _DEFINING
+                    and any(_defines(condition, group, statement.chunk) for group in named)
+                )
+
+            return _all_carried(statement.conditions, kept)
 
         # An answer in another writing that gives the general value too ("3 business days in Tehran and
         # up to 7 business days in other cities" for "در تهران ... در سایر شهرها"): it sets the cases
@@ -237,6 +260,21 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         # answer's ("等待期是30天" is DT-3's "等待期为30天", not a reminder "到期前30天"); a tie passes.
         best = max(bound, key=lambda s: len(s.topic & topic))
         if held and max(len(s.topic & topic) for s in held) >= len(best.topic & topic):
+            return None
+        # An answer that also gives another value the context states on the same topic, naming that
+        # value's case ("Anytime members 12 weeks", "金卡会员30天") or written in another writing than
+        # the policy, which cannot quote the case ("4周；凭医疗证明6个月" over an English policy), sets
+        # the cases apart: it does not state this one as the value for everyone. Two values with no
+        # case named ("积3分，也有积1分的") set nothing apart.
+        own = {s.amount for s in statements if s.chunk == best.chunk and s.topic == best.topic}
+        if any(
+            s.amount not in own  # its own clause's values ("up to 12 weeks in any 12-month period")
+            and s.amount in asked.answer.amounts  # not a value it denies ("không có mức miễn phí")
+            and self.vocabulary.kind(s.amount[1]) == kind
+            and self._same_topic(s, best)
+            and (writing != s.script or any(self._carried(c, asked) for c in s.conditions))
+            for s in statements
+        ):
             return None
         support = [best]
         kind = self.vocabulary.kind(support[0].amount[1])
@@ -349,6 +387,14 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         text = low[start:end]
         return blank(text, self.vocabulary.clock.ranges(text))
 
+    def _same_topic(self, one: _Statement, other: _Statement) -> bool:
+        """Whether two statements speak of the same thing: two content words in common, besides the
+        words of their values ("ngày", "days")."""
+        units = self._topic(one.text.lower().translate(_ACCENTS)) | self._topic(
+            other.text.lower().translate(_ACCENTS)
+        )
+        return len((one.topic & other.topic) - units) >= 2
+
     def _topic(self, folded: str) -> frozenset[str]:
         """What a folded clause is about: its content words, without numbers and function words, and the
         packs' topics it names."""
@@ -444,8 +490,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             first, number = len(out), index
             following = clauses[index + 1] if index + 1 < len(clauses) else (end, end)
             contrast = self._contrasted(low, start, end, *following)
-            if _LABEL.match(low, start, end):
-                carried = ()  # "SP-2.": a new section; the scope of the last one ends there
+            if _LABEL.match(low, start, end) or _HEADING.match(low, start, end):
+                carried = ()  # "SP-2.", "【分期免息】": a new section; the scope of the last one ends there
             marks = _marks(low, start, end)
             noted = tuple(c for mark in marks for c in notes.get(mark, ()))
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]

@@ -14,6 +14,8 @@ from monitor.numeric import Quantity
 from monitor.numeric.model import json_number
 
 _LABEL = re.compile(r"\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s*$")  # a section label clause: "DT-3.", "SP-2."
+# a clause opening with a heading ("【分期免息】", "[Refunds]", "## Refunds"): a new section begins
+_HEADING = re.compile(r"\s*(?:【[^】\n]{1,20}】|\[[^\]\n]{1,30}\]|#{1,6}\s)")
 
 
 def _days_of(
@@ -144,12 +146,26 @@ class _ScopeReader(_PhraseReader):
         bound += [
             c for c in conditions if c.kind == "threshold" and c in inside and not c.start <= position < c.end
         ]
+        # "Over $50, shipping is free", "满3000元的，可选12期免息": a threshold alone in its part (no value
+        # but its own term) governs the part right after it
+        bound += [
+            c for c in conditions if c.kind == "threshold" and self._leads(low, start, end, c, part_start)
+        ]
         groups = [c for c in inside if c.kind == "group"]
         before = [c for c in conditions if c.kind == "group" and c.start < position]
         if groups or not general_part:  # "các gói khác được 3 GB": the part itself is the general case
             bound += groups or before[-1:]  # a later part with its own group starts a new case
             bound += [c for c in inside if c.kind == "class"]  # "hàng thời trang" of "thành viên Plus"
         return tuple(bound)
+
+    @staticmethod
+    def _leads(low: str, start: int, end: int, threshold: _Condition, part_start: int) -> bool:
+        """Whether a threshold stands alone in the comma part just before the one at ``part_start``."""
+        if threshold.start >= part_start:
+            return False
+        begin, stop = _part(low, start, end, threshold.start)
+        rest = low[begin : threshold.start] + low[threshold.end : stop]
+        return len(low[stop:part_start].strip()) <= 1 and not any(ch.isdigit() for ch in rest)
 
     def _with_terms(
         self, low: str, condition: _Condition, values: Sequence[tuple[int, int, Quantity]]

@@ -22,7 +22,7 @@ _LEADING = " \t-–—:：·•*#"  # what may stand before a leading marker in 
 _TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
 _NUMBER = re.compile(r"[0-9]+")
 _FIRST_NUMBER = re.compile(r"[^\w:：]*?([0-9]+)")
-_COUNTED = re.compile(rf"(?<![.,])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
+_COUNTED = re.compile(rf"(?<![.,:])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
 _LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
 _LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
 _ACCENTS = {

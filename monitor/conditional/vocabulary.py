@@ -32,6 +32,7 @@ class _Vocabulary:
         self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
         self.label_tiers = _matcher(packs, lambda p: p.label_tiers, inflected=True)
         self.unions = _matcher(packs, lambda p: p.unions)
+        self.folded_unions = _matcher(packs, lambda p: p.unions, folded=True)
         self.events = _matcher(packs, lambda p: p.events, inflected=True)
         self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
