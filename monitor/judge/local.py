@@ -17,7 +17,6 @@ support-contact phrases come from ``rules/abstention/*.yaml``.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import re
 import unicodedata
@@ -34,6 +33,7 @@ import numpy.typing as npt
 import yaml
 
 from monitor import triad
+from monitor.conditional import ConditionalRules
 from monitor.conditional.check import lower
 from monitor.conditional.hours import EVERY_DAY, ClockReader, blank
 from monitor.conditional.packs import load_packs
@@ -72,7 +72,6 @@ Vector = npt.NDArray[np.float64]
 _ANCHOR_MAX_UNITS = 8
 # Coverage of its content words from which a claim with flipped polarity contradicts, not paraphrases.
 _COPIED = 0.9
-_SCOPE_WORDS = 3  # content words after a condition marker ("فقط در تهران، مشهد و اصفهان") a claim must carry
 _QUANTITY_CACHE = 4096  # context sentences whose quantities are kept (like the fold and unit caches)
 # What the judge checks of an answer written in another language than its chunks (``cross_language``)
 CROSS_LANGUAGE_CHECKS = ("numbers", "lexical")
@@ -235,10 +234,6 @@ class LocalJudgeRules:
     abstention: tuple[str, ...]
     noncommittal: tuple[str, ...]
     contact: tuple[str, ...] = ()
-    exclusions: re.Pattern[str] | None = None  # "except", "trừ", "除": what follows them is left out
-    condition_markers: frozenset[str] = frozenset()  # "chỉ áp dụng", "فقط": a restriction follows them
-    # "thành viên", "members", "会员": condition words naming only the group, not which of it (its tier)
-    condition_groups: frozenset[str] = frozenset()
     contact_calls: re.Pattern[str] | None = None  # "call", "gọi", "拨打": a phone line's pointer words
     abstention_clauses: AbstentionClauses = AbstentionClauses()
     politeness: frozenset[str] = frozenset()  # answer_politeness: words after an opening particle
@@ -246,9 +241,6 @@ class LocalJudgeRules:
     unreadable_min: int = 2
     supported_from: float = 0.8  # a supported claim's score starts here (score_scale in the rules)
     unsupported_below: float = 0.7  # an unsupported claim's score stays below this
-    conditions: re.Pattern[str] | None = None  # every language's condition words
-    # per language, its own condition words: "plus" is BanHang's tier in Vietnamese, "and" in English
-    language_conditions: Mapping[str, re.Pattern[str] | None] = dataclasses.field(default_factory=dict)
     attribution: tuple[re.Pattern[str], ...] = ()
     negation_marked: frozenset[str] = frozenset()  # the cues as written, for text with its diacritics
     negation_added: tuple[str, ...] = ()  # substring cues read only for ``negation_added`` (ja)
@@ -296,9 +288,6 @@ class LocalJudgeRules:
                 abstention=tuple(fold(p) for pack in packs for p in pack.get("abstention", [])),
                 noncommittal=tuple(fold(p) for pack in packs for p in pack.get("noncommittal", [])),
                 contact=tuple(fold(p) for pack in packs for p in pack.get("contact", [])),
-                exclusions=_trailing(_words(data.get("exclusions", {}))),
-                condition_markers=_words(data.get("condition_markers", {})),
-                condition_groups=_words(data.get("condition_groups", {})),
                 contact_calls=_alternation(
                     frozenset(
                         _lowered(str(w)) for ws in (data.get("contact_calls") or {}).values() for w in ws
@@ -307,10 +296,6 @@ class LocalJudgeRules:
                 abstention_clauses=AbstentionClauses.load(packs),
                 supported_from=float(data.get("score_scale", {}).get("supported_from", 0.8)),
                 unsupported_below=float(data.get("score_scale", {}).get("unsupported_below", 0.7)),
-                conditions=_alternation(_words(data.get("conditions", {}))),
-                language_conditions={
-                    str(k): _alternation(_words({k: v})) for k, v in (data.get("conditions") or {}).items()
-                },
                 attribution=tuple(re.compile(p, re.IGNORECASE) for p in data.get("attribution", [])),
                 negation_marked=_marked_words({k: v for k, v in negation.items() if k not in ("zh", "ja")}),
                 negation_added=tuple(
@@ -335,11 +320,6 @@ class LocalJudgeRules:
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge rules in {root}: {exc!r}") from exc
-
-    def conditions_for(self, language: str) -> re.Pattern[str] | None:
-        """The condition words read in a text of ``language``: its own list, every list for a language
-        without one (Japanese)."""
-        return self.language_conditions.get(language, self.conditions)
 
     def unreadable(self, question: str) -> bool:
         """Whether e5 cannot read the question (Vietnamese without diacritics): ASCII letters only and
@@ -510,15 +490,22 @@ class LocalJudge:
         answer_relevance: bool = True,
         packs: RulePacks | None = None,
         similarity: bool | None = None,
+        conditional: ConditionalRules | None = None,
     ) -> None:
         """``answer_relevance=False`` leaves answer relevance undefined (``ragmon eval judge`` skips it);
         ``packs``: the composition root's rule packs, so the conditional packs are parsed once;
         ``similarity``: measure ``answer_similarity`` (None: when the rules have a ``similarity_model``;
-        the fit script measures it always)."""
+        the fit script measures it always); ``conditional``: the conditional-value check whose critical
+        findings cap a claim (loaded from ``packs`` when not given)."""
         self._embedder = embedder
         self._answer_relevance = answer_relevance
         self.rules = LocalJudgeRules.load(rules_dir)
         self._numbers: NumberExtractor = numeric if numeric is not None else NumericRules.load()
+        # a value stated without the condition the chunks bind it to: monitor.conditional's verdict (an
+        # instance of the judge's own: it runs in worker threads, apart from the pipeline's check)
+        self._conditional = conditional or ConditionalRules.load(
+            numeric if isinstance(numeric, NumericRules) else NumericRules.load(), packs
+        )
         self._bare = PlainNumbers()
         # opening hours as one value on both sides: "9:00-18:00" is "上午9点至下午6点", not 9, 18 and 6
         self._clock = ClockReader(load_packs(packs if packs is not None else RulePacks(rules_dir)))
@@ -748,8 +735,17 @@ class LocalJudge:
             frozenset(values),
             sentences,
             fold(item.question),
-            self.rules.conditions_for(language),
+            self._unqualified(item),
             contacts,
+        )
+
+    def _unqualified(self, item: JudgeInput) -> frozenset[tuple[float, str]]:
+        """The answer's values that monitor.conditional finds stated as general while the chunks bind
+        them to a condition and give the general case another value (a critical finding: the
+        exception told to everyone)."""
+        report = self._conditional.check(item.question, item.answer, [c.text for c in item.chunks])
+        return frozenset(
+            (round(float(f.value), 6), f.unit) for f in report.findings if f.severity == "critical"
         )
 
     def _calls(self, text: str) -> bool:
@@ -849,59 +845,14 @@ class LocalJudge:
         return found | {c for c in (*self.rules.negation_zh, *self.rules.negation_added) if c in text}
 
     def _condition_dropped(self, text: str, context: _Context) -> bool:
-        """A quantity of the claim that the chunks state only under a condition the claim and the
-        question do not carry ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày"), in
-        the condition words of the trace's language. A negated claim ("Điện thoại không được áp dụng 30
-        ngày") denies the quantity instead of granting it to everyone: no condition is dropped."""
-        pattern = context.conditions
-        said = self._numbers.extract(text) if pattern is not None else ()
-        if pattern is None or not said or self._negated(text):
+        """A quantity of the claim that monitor.conditional finds stated without the condition the
+        chunks bind it to ("30 ngày" for everyone, from "Thành viên BanHang Plus ... 30 ngày"). A
+        negated claim ("Điện thoại không được áp dụng 30 ngày") denies the quantity instead of granting
+        it to everyone."""
+        if not context.unqualified or self._negated(text):
             return False
-        folded = fold(text)
-        known = set(pattern.findall(folded)) | set(pattern.findall(context.question))
-        carried = set(_WORD.findall(folded)) | set(_WORD.findall(context.question))
-        for quantity in said:
-            key = (round(float(quantity.value), 6), quantity.unit)
-            holders = [s for s in context.sentences if key in self._sentence_quantities(s)]
-            if holders and all(self._unmet(fold(s), pattern, known, carried) for s in holders):
-                return True
-        return False
-
-    def _unmet(self, folded: str, pattern: re.Pattern[str], known: set[str], carried: set[str]) -> bool:
-        """Whether the claim and question leave a (folded) sentence's restriction unsaid. Condition words
-        name one condition in several words ("thành viên BanHang Plus", "Premium subscribers"): one
-        of its qualifiers carried is enough, and its group noun ("thành viên", ``condition_groups``)
-        only where it names no qualifier: the generic noun alone does not say which members. A
-        ``condition_markers`` word ("chỉ áp dụng", "فقط", "仅") only marks that a restriction follows:
-        the words after it must be carried ("فقط در تهران، مشهد و اصفهان" is kept by a claim naming
-        the three cities)."""
-        restricting = self._restricting(pattern, folded)
-        named = restricting - self.rules.condition_markers
-        if named:
-            required = (named - self.rules.condition_groups) or named
-            return _unmet(required, known) == required
-        # the claim saying "only" itself keeps the restriction ("… فقط در تهران", one city of a list)
-        return any(m not in known and not self._scope_carried(folded, m, carried) for m in restricting)
-
-    def _scope_carried(self, folded: str, marker: str, carried: set[str]) -> bool:
-        """The first ``_SCOPE_WORDS`` content words after each ``marker`` in the sentence are all carried
-        (a word or another form of it); with none (CJK, which has no spaces) the marker is unmet."""
-        for at in re.finditer(re.escape(marker), folded):
-            after = [w for w in _WORD.findall(folded[at.end() :]) if w not in self.rules.stopwords]
-            scope = after[:_SCOPE_WORDS]
-            if not scope or _unmet(set(scope), carried):
-                return False
-        return True
-
-    def _restricting(self, pattern: re.Pattern[str], folded: str) -> set[str]:
-        """The condition words of a (folded) sentence that restrict its values: not one an exclusion
-        word stands just before ("All plans except Premium include 5 GB" gives 5 GB to everyone else)."""
-        excluded = self.rules.exclusions
-        return {
-            m.group()
-            for m in pattern.finditer(folded)
-            if excluded is None or not excluded.search(folded[max(m.start() - 40, 0) : m.start()])
-        }
+        said = self._numbers.extract(text)
+        return any((round(float(q.value), 6), q.unit) in context.unqualified for q in said)
 
     def _sentence_quantities(self, sentence: str) -> frozenset[tuple[float, str | None]]:
         found = self._quantities.get(sentence)
@@ -1081,7 +1032,7 @@ class _Context:
     values: frozenset[float]
     sentences: Sequence[str] = ()
     question: str = ""  # folded
-    conditions: re.Pattern[str] | None = None  # the condition words of the trace's language
+    unqualified: frozenset[tuple[float, str]] = frozenset()  # values stated without their condition
     contacts: frozenset[float] = frozenset()  # the numbers of context sentences pointing to a phone line
 
 
@@ -1093,21 +1044,6 @@ def _alternation(words: frozenset[str]) -> re.Pattern[str] | None:
     # CJK has no spaces between words: its phrases match anywhere
     parts = [re.escape(w) if _CJK_RUN.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)" for w in ordered]
     return re.compile("|".join(parts))
-
-
-def _trailing(words: frozenset[str]) -> re.Pattern[str] | None:
-    """One pattern matching any of the (folded) words at the end of a text, up to two words after it
-    ("except the Premium", "trừ gói")."""
-    alternation = _alternation(words)
-    if alternation is None:
-        return None
-    return re.compile(rf"(?:{alternation.pattern})\s*(?:[^\s{CJK}]+\s+){{0,2}}$")
-
-
-def _unmet(conditions: set[str], known: set[str]) -> set[str]:
-    """The condition words none of ``known`` carries: a word is carried by itself or by another form of
-    it ("subscriber" for the chunk's "subscribers", "member" for "membership")."""
-    return {w for w in conditions if not any(w.startswith(k) or k.startswith(w) for k in known)}
 
 
 def _names(question: str) -> list[str]:

@@ -499,7 +499,10 @@ def test_condition_words_are_read_in_the_language_of_the_trace(judge: LocalJudge
     said = "Contract customers in their first 12 months pay a $60 fee."
     assert _dropped(judge, "cancel fee?", said, fee, "en") == 0.0
     assert run(judge, "cancel fee?", said, [fee]).verdicts.claims[0].supported
-    plus = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+    plus = (
+        "Khách hàng được đổi hoặc trả hàng trong 7 ngày kể từ ngày nhận hàng. "
+        "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+    )
     general = "Hàng thời trang được đổi hoặc trả trong 30 ngày."
     assert _dropped(judge, "đổi trả mấy ngày", general, plus, "vi") == 1.0
     assert _dropped(judge, "đổi trả mấy ngày", general, plus) == 1.0  # language from the answer
@@ -509,7 +512,10 @@ def test_a_negated_claim_drops_no_condition(judge: LocalJudge) -> None:
     """ "Điện thoại không được áp dụng 30 ngày" denies the members' 30 days instead of granting them to
     everyone: not capped (a correct answer was low_faithfulness); the same claim without its negation,
     the hard negative, still is."""
-    plus = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+    plus = (
+        "Khách hàng được đổi hoặc trả hàng trong 7 ngày kể từ ngày nhận hàng. "
+        "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
+    )
     question = "điện thoại có được đổi trả 30 ngày không"
     assert _dropped(judge, question, "Điện thoại không được áp dụng 30 ngày bạn nhé.", plus, "vi") == 0.0
     assert _dropped(judge, question, "Điện thoại được áp dụng 30 ngày bạn nhé.", plus, "vi") == 1.0

@@ -14,6 +14,9 @@ from monitor.judge.support import FEATURES
 
 PLUS = "DT-3. Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
 FIBRE = "SP-1. سرویس فیبر نوری با سرعت ۱۰۰ مگابیت بر ثانیه فقط در تهران، مشهد و اصفهان ارائه می‌شود."
+# the general case beside each condition-bound value: dropping the condition tells everyone the exception
+RULED = "DT-1. Khách hàng được đổi hoặc trả hàng trong 7 ngày kể từ ngày nhận hàng. " + PLUS
+FIBRE_RULED = "SP-0. سرویس ADSL با سرعت ۱۶ مگابیت بر ثانیه در همه شهرها ارائه می‌شود. " + FIBRE
 FEES = [
     "CP-2. Bệnh nhân có thẻ BHYT hợp lệ được giảm 80% chi phí khám. "
     "Bệnh nhân không có BHYT trả 100% chi phí khám.",
@@ -44,12 +47,12 @@ def test_one_word_of_a_named_condition_keeps_it(judge: LocalJudge) -> None:
     """ "Plus" carries the chunk's "thành viên BanHang Plus": no dropped condition; a claim naming
     neither drops it, and so does one whose question names neither."""
     assert (
-        feature(judge, "condition_dropped", "Ưu đãi Plus là đổi trả hàng thời trang trong 30 ngày.", [PLUS])
+        feature(judge, "condition_dropped", "Ưu đãi Plus là đổi trả hàng thời trang trong 30 ngày.", [RULED])
         == 0
     )
-    assert feature(judge, "condition_dropped", "Hàng thời trang được đổi trả trong 30 ngày.", [PLUS]) == 1
+    assert feature(judge, "condition_dropped", "Hàng thời trang được đổi trả trong 30 ngày.", [RULED]) == 1
     asked = feature(
-        judge, "condition_dropped", "30 ngày bạn nhé.", [PLUS], question="plus thi tra ao may ngay"
+        judge, "condition_dropped", "30 ngày bạn nhé.", [RULED], question="plus thi tra ao may ngay"
     )
     assert asked == 0
 
@@ -58,9 +61,9 @@ def test_a_restriction_marker_is_kept_by_the_words_after_it(judge: LocalJudge) -
     """ "فقط" (only) restricts to the cities after it: a claim naming them keeps the restriction, one
     without them drops it."""
     cities = "در تهران، مشهد و اصفهان فیبر نوری با سرعت ۱۰۰ مگابیت بر ثانیه ارائه می‌شود."
-    assert feature(judge, "condition_dropped", cities, [FIBRE]) == 0
+    assert feature(judge, "condition_dropped", cities, [FIBRE_RULED]) == 0
     everyone = "سرویس فیبر نوری با سرعت ۱۰۰ مگابیت بر ثانیه ارائه می‌شود."
-    assert feature(judge, "condition_dropped", everyone, [FIBRE]) == 1
+    assert feature(judge, "condition_dropped", everyone, [FIBRE_RULED]) == 1
 
 
 def test_a_negation_the_chunks_state_is_no_flip(judge: LocalJudge) -> None:

@@ -30,24 +30,29 @@ def feature(judge: LocalJudge, name: str, answer: str, chunks: list[str], questi
     return float(judge.measure(item).features[0, FEATURES.index(name)])
 
 
+# the general case beside the members' value: a claim dropping the condition tells everyone the exception
+RULED_VI = "DT-1. Khách hàng được đổi hoặc trả hàng trong 7 ngày kể từ ngày nhận hàng. " + PLUS
+RULED_EN = "Other plans get 10 GB of roaming data each month. " + PREMIUM
+
+
 @pytest.mark.parametrize(
     ("answer", "chunk", "dropped"),
     [
-        ("Thành viên được đổi trả hàng thời trang trong 30 ngày.", PLUS, 1.0),  # the group noun alone
-        ("Thành viên Plus được đổi trả hàng thời trang trong 30 ngày.", PLUS, 0.0),
-        ("Subscribers get 50 GB of roaming data each month.", PREMIUM, 1.0),
-        ("Premium users get 50 GB of roaming data each month.", PREMIUM, 0.0),
-        # a sentence naming only the group is kept by it
+        ("Thành viên được đổi trả hàng thời trang trong 30 ngày.", RULED_VI, 1.0),  # the group noun alone
+        ("Thành viên Plus được đổi trả hàng thời trang trong 30 ngày.", RULED_VI, 0.0),
+        ("Subscribers get 50 GB of roaming data each month.", RULED_EN, 1.0),
+        ("Premium users get 50 GB of roaming data each month.", RULED_EN, 0.0),
+        # a bare group noun names everyone the policy speaks to: no condition to drop
         ("Members get 50 GB of roaming data.", "Members get 50 GB of roaming data each month.", 0.0),
-        ("You get 50 GB of roaming data.", "Members get 50 GB of roaming data each month.", 1.0),
+        ("You get 50 GB of roaming data.", "Members get 50 GB of roaming data each month.", 0.0),
     ],
 )
 def test_a_generic_group_noun_does_not_keep_a_named_tier(
     judge: LocalJudge, answer: str, chunk: str, dropped: float
 ) -> None:
     """ "thành viên" / "subscribers" carry no tier: a claim saying only them drops "thành viên BanHang
-    Plus" / "Premium subscribers"; one saying the tier keeps it, and a condition that names only the
-    group is kept by the group noun."""
+    Plus" / "Premium subscribers" beside the general case; one saying the tier keeps it, and a sentence
+    naming only the group ("Members get ...") binds no condition (monitor.conditional's verdict)."""
     assert feature(judge, "condition_dropped", answer, [chunk]) == dropped
 
 
