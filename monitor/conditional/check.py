@@ -70,6 +70,9 @@ FREE = "free"  # the unit of a price stated without a number ("miễn phí", "sh
 
 _AGE = "year"  # the numeric rules' unit of "70周岁", "65 years", "۷۰ ساله"
 _WORD_START = re.compile(r"(?<!\w)\w")
+# topic words the best qualified sentence must share with the answer's clause to be the one it speaks
+# of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
+_DROPPED_SHARED = 2
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
 
 
@@ -191,7 +194,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         """A value whose number the best-matching sentence states in a qualified unit ("8 giờ" for
         "8 giờ làm việc", "7 days" for "7 business days"): the qualifier is dropped, though the plain
         value may stand in an unrelated sentence ("nhịn ăn 8 tiếng"). A tie passes, and so does a sentence
-        sharing no topic word ("Shipping takes 7 days" beside "Refunds ... within 7 business days")."""
+        sharing fewer than two topic words ("Shipping takes 7 days" beside "Refunds ... within 7 business
+        days"; "价保期为15天" shares only "期为" with "退款周期为15个工作日的")."""
         units = self.vocabulary.qualified.get(quantity.unit)
         if not units:
             return None
@@ -202,7 +206,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         best = max(qualified, key=lambda s: len(s.topic & topic))
         shared = len(best.topic & topic)
         exact = [len(s.topic & topic) for s in statements if s.amount == (quantity.value, quantity.unit)]
-        if shared == 0 or (exact and shared <= max(exact)):  # no topic in common: another sentence's value
+        if shared < _DROPPED_SHARED or (exact and shared <= max(exact)):  # another sentence's value
             return None
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, best.text)
 

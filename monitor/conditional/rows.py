@@ -62,6 +62,15 @@ def _marks(low: str, start: int, end: int) -> set[str]:
     return {mark for mark in found if low.count(mark, start, end) == 1}
 
 
+def _ends_row(low: str, found: Sequence[tuple[int, int, Quantity]], start: int, end: int) -> bool:
+    """Whether a cell without a separator ends at its value, or at a per-unit after it ("大型车10元/小时；"):
+    one that goes on ("延保须在签收之日起90天内购买；", "理赔材料齐全后，我们在5个工作日内完成审核；") is a
+    sentence, its words before the value no label of a case."""
+    last = max(e for s, e, _ in found if start <= s < end)
+    rest = low[last:end].strip(" ;；,，.。\n")
+    return not rest or rest.startswith("/")
+
+
 class _RowReader(_PhraseReader):
     """Lists of rows and footnotes: a row's label names its case, a footnote binds what carries its mark."""
 
@@ -78,12 +87,15 @@ class _RowReader(_PhraseReader):
             cells = [(m.start(), m.end()) for m in _CELLS.finditer(line)] if _inline(line) else []
             for a, b in cells or [(0, len(line))]:
                 match = _ROW.match(line, a, b)
+                unruled = match is None
                 if match is None and _LISTED.search(line):
                     match = _UNRULED.match(line, a, b)  # "艺术类专业10000元/年；": a label, then its value
                 if match is None:
                     continue
                 sep = begin + match.end()
                 values = [(s, q) for s, _, q in found if sep <= s < begin + b]
+                if unruled and values and not _ends_row(low, found, sep, begin + b):
+                    continue
                 if values:
                     rows.append((begin + a, begin + b, begin + match.start(1), match.group(1), values))
         kinds = Counter(self.vocabulary.kind(row[4][0][1].unit) for row in rows)
