@@ -46,6 +46,9 @@ class ConditionalPack(BaseModel):
     unions: list[Form] = []
     if_markers: list[Form] = []
     leading_markers: list[Form] = []
+    # a universal quantifier over what follows ("凡…均…", every one who): a general rule, a condition
+    # only where what it names holds a tier or a threshold ("凡年卡会员，均…")
+    every_markers: list[Form] = []
     case_markers: list[Form] = []
     post_markers: list[Form] = []
     except_markers: list[Form] = []
@@ -56,6 +59,9 @@ class ConditionalPack(BaseModel):
     verbs: list[Form] = []
     carry_markers: list[Form] = []
     back_markers: list[Form] = []
+    # back markers only where they open a clause ("以上专属服务仅适用于…"); elsewhere the word means
+    # something else ("金卡及以上会员": gold and above)
+    leading_back_markers: list[Form] = []
     negations: list[Form] = []
     denials: list[Form] = []
     thresholds: list[Form] = []

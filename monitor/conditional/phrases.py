@@ -58,6 +58,7 @@ class _PhraseReader:
         markers = (
             ("if", v.if_markers),
             ("lead", v.leading_markers),
+            ("every", v.every_markers),
             ("except", v.except_markers),
             ("scope", v.scope_markers),
         )
@@ -67,6 +68,10 @@ class _PhraseReader:
                 if kind == "lead":
                     if low[part_start : match.start()].strip(_LEADING):
                         continue  # "riêng" opens a case only where a part starts: "buổi tập riêng" does not
+                    kind = "if"
+                if kind == "every":
+                    if not self._names_case(low, match.end(), part_end):
+                        continue  # "凡在本店购买需安装的商品，均…": every one of them, a general rule
                     kind = "if"
                 stop, keys = self._window(low, match.end(), part_end)
                 if kind == "if" and v.events.search(low, match.end(), max(stop, part_end)) is not None:
@@ -146,6 +151,12 @@ class _PhraseReader:
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _names_case(self, low: str, start: int, end: int) -> bool:
+        """Whether what a universal quantifier names holds a tier or a threshold ("凡年卡会员", "凡一次性
+        购买30节及以上的"): a case of its own, not all of a kind."""
+        v = self.vocabulary
+        return any(m.search(low, start, end) for m in (v.tiers, v.threshold_words, v.thresholds_after))
 
     def _cases(self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]) -> list[_Condition]:
         """A comma part that opens with a preposition and states no value ("Trên các chặng quốc tế,

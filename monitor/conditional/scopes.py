@@ -80,8 +80,14 @@ class _ScopeReader(_PhraseReader):
     ) -> tuple[_Condition, ...]:
         """The scope a clause without a value sets on the clause before it, when it points back at it
         ("Ưu đãi trên chỉ áp dụng cho hội viên Vàng.", "This offer is exclusive to new customers.",
-        "以上优惠仅限VIP会员", "این تخفیف فقط برای اعضای ویژه است")."""
-        if self.vocabulary.back_markers.search(low, start, end) is None:
+        "以上优惠仅限VIP会员", "این تخفیف فقط برای اعضای ویژه است"), or opens with a word pointing back
+        ("以上专属服务仅适用于钻石会员")."""
+        v = self.vocabulary
+        opening = start + len(low[start:end]) - len(low[start:end].lstrip(_LEADING))
+        if (
+            v.back_markers.search(low, start, end) is None
+            and v.leading_back_markers.match(low, opening) is None
+        ):
             return ()
         return tuple(c for c in conditions if c.kind == "scope")
 

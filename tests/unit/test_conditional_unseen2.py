@@ -20,6 +20,9 @@ RETURNS_ZH = (
 )
 # a sentence that goes on after its value, then a list row: no list of rows
 PRINTER_ZH = "【耗材】墨盒保质期：未开封2年。墨盒须在开封之日起60天内用完；金卡会员放宽至90天。"
+SWIM_ZH = "凡在本馆报名游泳课程的学员，均可免费使用淋浴间。教练课每节120元，年卡会员每节90元。"
+SWIM_TIER_ZH = "凡年卡会员，均可免费预约私教体验课1次；其他学员体验课每次80元。"
+FERRY_ZH = "客服热线每天9:00-18:00。另设专线，提供7×24小时服务及优先处理。以上专线服务仅适用于白金会员。"
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +71,43 @@ def test_unruled_list_rows_still_name_their_case(rules: ConditionalRules) -> Non
     prices = "停车收费：小型车5元/小时；\n大型车10元/小时；"
     assert flagged(rules, "停车多少钱一小时", "停车每小时10元。", prices)
     assert not flagged(rules, "小型车停车多少钱", "小型车每小时5元。", prices)
+
+
+# "凡…均…" quantifies over all of what it names: a general rule, no case; a tier or group inside it
+# still binds
+EVERY = [
+    ("淋浴要钱吗", "淋浴间免费使用。", SWIM_ZH, False),
+    # the annual-card price of a lesson, beside the general rule, is still bound
+    ("教练课多少钱", "教练课每节90元。", SWIM_ZH, True),
+    # "凡年卡会员，均…": the tier inside the universal still binds
+    ("私教体验课怎么收费", "私教体验课可以免费预约1次。", SWIM_TIER_ZH, True),
+    ("私教体验课怎么收费", "年卡会员可免费预约1次，其他学员每次80元。", SWIM_TIER_ZH, False),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), EVERY)
+def test_every_clause_states_a_general_rule(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
+
+
+# "以上…" opening a sentence points back ("以上专线服务仅适用于白金会员"); "优先处理" is a service, no tier
+BACK = [
+    ("热线几点", "热线每天9:00-18:00；白金会员另有7×24小时专线。", FERRY_ZH, False),
+    # the platinum line's hours told to everyone
+    ("热线几点", "热线7×24小时都可以打。", FERRY_ZH, True),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), BACK)
+def test_a_sentence_opening_with_the_above_points_back(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
+
+
+def test_and_above_after_a_tier_is_no_back_pointer(rules: ConditionalRules) -> None:
+    # "银卡及以上会员" is silver and above: a scope of its own, handed on by nothing
+    chunk = "普通会员运费10元。银卡及以上会员每月可享2次免运费。"
+    assert flagged(rules, "运费多少", "每月2次免运费。", chunk)
