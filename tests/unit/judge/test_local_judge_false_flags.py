@@ -90,6 +90,32 @@ def test_a_negation_the_chunks_state_is_no_flip(judge: LocalJudge) -> None:
 
 
 @pytest.mark.parametrize(
+    ("answer", "language"),
+    [
+        ("Sorry, our documents don't say anything about the pool. Please check with the front desk.", "en"),
+        ("Sorry, our documents don't cover lost keys. Please contact the team at your studio.", "en"),
+        ("Xin lỗi, chính sách không nói về hồ bơi. Vui lòng liên hệ quầy lễ tân của chi nhánh.", "vi"),
+        ("抱歉，现有条款没有提到泳池。请咨询门店前台。", "zh"),
+        ("متأسفانه در مستندات چیزی درباره استخر پیدا نکردم. لطفاً با پذیرش باشگاه تماس بگیرید.", "fa"),
+    ],
+)
+def test_a_referral_after_an_abstention_is_no_claim(judge: LocalJudge, answer: str, language: str) -> None:
+    """ "Please check with the front desk", "请咨询门店前台": where to ask, in any words, not a policy fact
+    to check (the unseen gym domain's abstentions were scored on it and flagged low_faithfulness)."""
+    chunk = "GY-1. Members may bring one guest per visit. Guests pay a $15 day fee."
+    result = run(judge, "is there a pool?", answer, [chunk])
+    assert result.verdicts.claims == (), language
+    assert result.scores.faithfulness is None
+
+
+def test_a_referral_with_a_number_is_still_a_claim(judge: LocalJudge) -> None:
+    """The hard case: a request carrying a quantity states a fact ("within 14 days")."""
+    answer = "Please contact the front desk within 14 days to book a guest pass."
+    chunk = "GY-1. Members may bring one guest per visit. Guests pay a $15 day fee."
+    assert run(judge, "guest pass?", answer, [chunk]).verdicts.claims
+
+
+@pytest.mark.parametrize(
     "question, answer, chunk",
     [
         (
