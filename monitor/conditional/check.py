@@ -269,14 +269,21 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         # value's case ("Anytime members 12 weeks", "金卡会员30天") or written in another writing than
         # the policy, which cannot quote the case ("4周；凭医疗证明6个月" over an English policy), sets
         # the cases apart: it does not state this one as the value for everyone. Two values with no
-        # case named ("积3分，也有积1分的") set nothing apart.
+        # case named ("积3分，也有积1分的") set nothing apart; the general value does, beside a value whose
+        # case the answer names at least in part.
         own = {s.amount for s in statements if s.chunk == best.chunk and s.topic == best.topic}
         if any(
             s.amount not in own  # its own clause's values ("up to 12 weeks in any 12-month period")
             and s.amount in asked.answer.amounts  # not a value it denies ("không có mức miễn phí")
             and self.vocabulary.kind(s.amount[1]) == kind
             and self._same_topic(s, best)
-            and (writing != s.script or any(self._carried(c, asked) for c in s.conditions))
+            and (
+                writing != s.script
+                or any(self._carried(c, asked) for c in s.conditions)
+                # the general value beside this one, whose case the answer names in part ("the first 2
+                # hours free. At Southbank, validating your ticket ... gives you 3 hours")
+                or (not s.conditions and any(self._carried(c, asked) for c in best.conditions))
+            )
             for s in statements
         ):
             return None

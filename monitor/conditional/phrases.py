@@ -207,7 +207,8 @@ class _PhraseReader:
                     continue
                 words.append(word)
                 at = token.end()
-            if words:
+            if words and not (index + 1 < len(ordered) and not low[at:limit].strip()):
+                # not "free for the first 2 hours": words that run into the next value measure it
                 found.append((begin, match.start(), at, words))
         if len(found) < 2:
             return []  # one value with a "for" after it: mostly what it is for ("a fee for changes")

@@ -111,3 +111,66 @@ def test_and_above_after_a_tier_is_no_back_pointer(rules: ConditionalRules) -> N
     # "银卡及以上会员" is silver and above: a scope of its own, handed on by nothing
     chunk = "普通会员运费10元。银卡及以上会员每月可享2次免运费。"
     assert flagged(rules, "运费多少", "每月2次免运费。", chunk)
+
+
+PARKING_EN = (
+    "Customers park free for the first 3 hours at stores with a basement car park. At the Riverside "
+    "store, customers who show a receipt get 5 hours of free parking."
+)
+FEES_EN = "Changes cost $45 for Saver fares and $20 for Flex fares."
+REFUNDS_EN = (
+    "Refunds are paid to your nominated account within 5 business days. Gold account holders are "
+    "refunded within 2 business days."
+)
+
+# "free for the first 3 hours": a "for" whose words run into the next value measures it, no case of
+# "free"; then "3 hours at stores" is no postposed case either (one left names nothing)
+MEASURED = [
+    ("how long can I park for free", "Parking is free for the first 3 hours.", PARKING_EN, False),
+    ("how long can I park for free", "You can park free for 5 hours.", PARKING_EN, True),
+    # postposed cases of two values still bind each
+    ("how much is a change", "Changes cost $20.", FEES_EN, True),
+    ("how much is a change", "Changes cost $45 for Saver fares and $20 for Flex fares.", FEES_EN, False),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), MEASURED)
+def test_a_for_that_runs_into_a_value_is_no_case(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
+
+
+# The general value beside a value whose case the answer names in part ("At Riverside", not its
+# "who show a receipt") sets the cases apart
+GENERAL_BESIDE = [
+    (
+        "how long can I park for free",
+        "You get the first 3 hours free. At Riverside, showing a receipt gets you 5 hours.",
+        PARKING_EN,
+        False,
+    ),
+    # no general value beside it: the case told to everyone
+    ("how long can I park for free", "At Riverside you get 5 hours free.", PARKING_EN, True),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), GENERAL_BESIDE)
+def test_the_general_value_beside_a_named_case_sets_it_apart(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
+
+
+# "your nominated account" says where money goes: no group of people; "account holders" is one
+ACCOUNTS = [
+    ("how long does a refund take", "Refunds are paid within 5 business days.", REFUNDS_EN, False),
+    ("how long does a refund take", "Refunds are paid within 2 business days.", REFUNDS_EN, True),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), ACCOUNTS)
+def test_an_account_is_no_group(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
