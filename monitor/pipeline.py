@@ -175,7 +175,7 @@ class Pipeline:
             result, error = None, None
             try:
                 async with asyncio.timeout(self._judge_deadline_s):  # no task of its own, as wait_for makes
-                    result = await judge.judge(judge_input(a.trace))
+                    result = await judge.judge(judge_input(a.trace, a.conditional))
                 outcome = "cached" if result.cached else "ok"
                 if result.cached:
                     self.sampler.refund(a.sampling)

@@ -58,6 +58,13 @@ class ConditionalReport:
         """True when some finding has a general value beside it (the sampler treats it as numeric)."""
         return any(finding.severity == "critical" for finding in self.findings)
 
+    def told_to_everyone(self) -> frozenset[tuple[float, str]]:
+        """``(value, unit)`` of the critical findings: the exception told to everyone while the context
+        gives the general case another value (the local judge caps a claim stating one)."""
+        return frozenset(
+            (round(float(f.value), 6), f.unit) for f in self.findings if f.severity == "critical"
+        )
+
     @property
     def severity(self) -> Severity | None:
         """The worst finding's severity, None without findings."""

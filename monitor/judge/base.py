@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from monitor.conditional.model import ConditionalReport
 from monitor.trace import Trace
 from monitor.verdicts import ClaimVerdict, Scores, Verdicts
 
@@ -44,15 +45,20 @@ class JudgeInput:
     answer: str
     chunks: tuple[JudgeChunk, ...]
     language: str | None = None
+    # the cheap path's conditional verdict, when it ran: ``(value, unit)`` the answer tells everyone
+    # while the chunks bind it to a condition beside the general case's value (the local judge caps
+    # such a claim; without it, it runs the check itself)
+    told_to_everyone: frozenset[tuple[float, str]] | None = None
 
 
-def judge_input(trace: Trace) -> JudgeInput:
+def judge_input(trace: Trace, conditional: ConditionalReport | None = None) -> JudgeInput:
     """What the judge reads of a trace; chunks without an id are named by rank (#1, #2, ...)."""
     chunks = tuple(
         JudgeChunk(chunk_id=c.chunk_id or f"#{i}", text=c.text)
         for i, c in enumerate(trace.retrieved_chunks, 1)
     )
-    return JudgeInput(trace.trace_id, trace.question, trace.answer, chunks, trace.language)
+    told = conditional.told_to_everyone() if conditional is not None else None
+    return JudgeInput(trace.trace_id, trace.question, trace.answer, chunks, trace.language, told)
 
 
 @dataclass(slots=True)

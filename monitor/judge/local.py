@@ -741,12 +741,12 @@ class LocalJudge:
 
     def _unqualified(self, item: JudgeInput) -> frozenset[tuple[float, str]]:
         """The answer's values that monitor.conditional finds stated as general while the chunks bind
-        them to a condition and give the general case another value (a critical finding: the
-        exception told to everyone)."""
-        report = self._conditional.check(item.question, item.answer, [c.text for c in item.chunks])
-        return frozenset(
-            (round(float(f.value), 6), f.unit) for f in report.findings if f.severity == "critical"
-        )
+        them to a condition and give the general case another value: the pipeline's verdict when it
+        ran the check (the cheap path checks every trace), else the judge's own check."""
+        if item.told_to_everyone is not None:
+            return item.told_to_everyone
+        chunks = [c.text for c in item.chunks]
+        return self._conditional.check(item.question, item.answer, chunks).told_to_everyone()
 
     def _calls(self, text: str) -> bool:
         """The text points to a phone line or support: a ``contact_calls`` word or a ``contact:`` phrase."""

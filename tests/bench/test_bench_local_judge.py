@@ -1,7 +1,9 @@
 """Local judge benchmarks: latency per realistic trace.
 
 ``local_judge_latency`` judges traces of a question, a ~150-token answer and 5 chunks of ~200 tokens,
-every text new (the embedding cache never helps), and prints p50/p95 wall milliseconds per trace,
+every text new (the embedding cache never helps), each with the cheap path's conditional verdict as
+the pipeline hands it (``JudgeInput.told_to_everyone``; ``ragmon eval judge`` runs the check in the
+judge), and prints p50/p95 wall milliseconds per trace,
 ``traces_per_s``, ``baseline_traces_per_s`` (word overlap of answer and chunks, the harness's trivial
 baseline, on the same traces), ``ratio`` = traces_per_s / baseline_traces_per_s and the process's peak RSS.
 ``local_judge_latency_recurring_chunks`` judges new answers over the same traces' chunks again, as in
@@ -28,10 +30,12 @@ from dataclasses import replace
 
 import pytest
 
+from monitor.conditional import ConditionalRules
 from monitor.embeddings import LocalE5Embedder
 from monitor.judge.base import JudgeChunk, JudgeInput
 from monitor.judge.evaluate import word_overlap
 from monitor.judge.local import LocalJudge
+from monitor.numeric import NumericRules
 
 pytestmark = [pytest.mark.bench, pytest.mark.timeout(900)]
 
@@ -101,10 +105,25 @@ def _one_claim(traces: list[JudgeInput]) -> list[JudgeInput]:
     return out
 
 
+def _as_the_pipeline_hands_them(traces: list[JudgeInput]) -> list[JudgeInput]:
+    """With the cheap path's conditional verdict, as the pipeline passes it (that check runs on every
+    trace; its cost is the cheap path's, measured by ``test_bench_core``)."""
+    conditional = ConditionalRules.load(NumericRules.load())
+    return [
+        replace(
+            item,
+            told_to_everyone=conditional.check(
+                item.question, item.answer, [c.text for c in item.chunks]
+            ).told_to_everyone(),
+        )
+        for item in traces
+    ]
+
+
 def _measure(name: str, judge: LocalJudge, traces: list[JudgeInput]) -> dict[str, object]:
     """Judge each trace alone, then time token overlap on the same traces, side by side."""
     latencies = []
-    for item in traces:
+    for item in _as_the_pipeline_hands_them(traces):
         start = time.perf_counter()
         result = asyncio.run(judge.judge(item))
         latencies.append(time.perf_counter() - start)

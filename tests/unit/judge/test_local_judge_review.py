@@ -1,14 +1,22 @@
 """The review's two findings: a condition's generic group noun does not keep its tier, and a negation the
-chunks state of another subject does not excuse a flipped claim; each with its hard negative."""
+chunks state of another subject does not excuse a flipped claim; each with its hard negative. And the
+dropped-condition cap is the conditional check's verdict, the pipeline's when it ran."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
+
 import pytest
 
+from monitor.conditional import ConditionalReport
+from monitor.conditional.model import ConditionalFinding
 from monitor.embeddings import LocalE5Embedder
-from monitor.judge.base import JudgeChunk, JudgeInput
+from monitor.judge.base import JudgeChunk, JudgeInput, judge_input
 from monitor.judge.local import LocalJudge
 from monitor.judge.support import FEATURES
+from monitor.numeric import Quantity
+from monitor.trace import validate_trace
 
 PLUS = "DT-3. Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
 PREMIUM = "Premium subscribers get 50 GB of roaming data each month."
@@ -71,3 +79,29 @@ def test_a_negation_stated_with_its_clause_is_no_flip(judge: LocalJudge) -> None
     assert feature(judge, "flip", answer, REFUNDS) == 0.0
     flipped = "Thành viên Plus không được hoàn tiền, khách được hoàn tiền trong 30 ngày."
     assert feature(judge, "flip", flipped, REFUNDS) == 1.0
+
+
+def test_the_pipelines_conditional_verdict_is_the_judges(judge: LocalJudge) -> None:
+    """The cheap path checks every trace; the judge reads its verdict (``told_to_everyone``) instead of
+    checking again, and checks itself only when none is given (``ragmon eval judge``)."""
+    answer = "Thành viên được đổi trả hàng thời trang trong 30 ngày."
+    chunks = (JudgeChunk("c1", RULED_VI),)
+    own = JudgeInput("t-1", "q", answer, chunks)
+    told = replace(own, told_to_everyone=frozenset({(30.0, "day")}))
+    cleared = replace(own, told_to_everyone=frozenset())
+    dropped = FEATURES.index("condition_dropped")
+    assert judge.measure(own).features[0, dropped] == 1.0
+    assert judge.measure(told).features[0, dropped] == 1.0
+    assert judge.measure(cleared).features[0, dropped] == 0.0
+
+
+def test_judge_input_carries_the_conditional_reports_critical_values() -> None:
+    """Only a critical finding (the general value beside it) is passed: a warning does not cap."""
+    trace = validate_trace(
+        {"trace_id": "t-1", "question": "q", "answer": "a", "retrieved_chunks": [{"text": "c"}]}
+    )
+    critical = ConditionalFinding("30 ngày", Decimal(30), "day", "Plus", (Quantity(Decimal(7), "day", "7"),))
+    warning = ConditionalFinding("14 days", Decimal(14), "day", "if unused")
+    item = judge_input(trace, ConditionalReport((critical, warning)))
+    assert item.told_to_everyone == frozenset({(30.0, "day")})
+    assert judge_input(trace).told_to_everyone is None
