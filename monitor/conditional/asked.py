@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Sequence
 
 from monitor.conditional.statements import _Condition
-from monitor.conditional.text import _Amount, _has, stems, tokens
+from monitor.conditional.text import _COUNT, _Amount, _has, stems, tokens
 from monitor.conditional.vocabulary import _Vocabulary
 
 
@@ -79,6 +80,18 @@ class _Asked:
         return said
 
 
+_COUNTED_KEY = re.compile(r"([0-9]+) [^\W\d_]+")  # a number and its counting word, one key: "10 sessions"
+
+
+def _counts(key: str, amounts: Iterable[_Amount]) -> bool:
+    """Whether a key naming a count ("10 sessions" of "Pack of 10 sessions") is stated as a count of
+    that number in any counting word ("10节套餐", "gói 10 buổi"): another writing cannot quote the word."""
+    match = _COUNTED_KEY.fullmatch(key)
+    return match is not None and any(
+        unit.startswith(_COUNT) and value == int(match.group(1)) for value, unit in amounts
+    )
+
+
 _TERMED = frozenset({"threshold", "if", "scope"})  # conditions whose terms may be a threshold's value
 
 
@@ -105,6 +118,8 @@ class _Carried:
             return True
         if any(asked.holds(key) for key in condition.aliases):
             return True
+        if any(_counts(key, asked.amounts) for key in condition.keys):
+            return True
         if condition.kind in _TERMED and {u for _, u in condition.terms} & asked.question_units:
             # "Bố tôi 70 tuổi" for "từ 60 tuổi", "我奶奶73岁" for "年满70周岁": the customer says where
             # they stand, of a threshold or of a marker whose own term is one, on its side of the bound
@@ -129,8 +144,11 @@ class _Carried:
         )
 
     def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:
+        """Whether the condition names a form of a group of equivalents, in its words or its keys (a
+        group's phrase stops short: "employees of a registered Ironwood corpor" keeps "corporate" as
+        its key), and the question or answer another."""
         return any(
-            any(_has(condition.phrase, form, asked.endings) for form in group)
+            any(_has(condition.phrase, form, asked.endings) or form in condition.keys for form in group)
             and any(asked.holds(form) for form in group)
             for group in groups
         )

@@ -174,3 +174,50 @@ def test_an_account_is_no_group(
     rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
 ) -> None:
     assert flagged(rules, question, answer, chunk) is expected
+
+
+CLIMBING_EN = (
+    "Adult entry: $18.\nStudent: $12.\nPunch card of 10 visits: $150, valid for 12 months.\n"
+    "Corporate members — staff of a registered climbing-wall business partner — receive 20% off."
+)
+COURIER_ZH = "普通订单3个工作日内送达。偏远地区（山区、牧区）的订单，配送时效为8个工作日。"
+
+# An answer in another writing names the case in its own words: concept groups of equivalents
+# (students, corporate, remote areas), matched on a condition's keys too when its phrase stops short
+OWN_WORDS = [
+    ("vé vào cửa sinh viên bao nhiêu", "Sinh viên trả $12.", CLIMBING_EN, False),
+    ("学生票多少钱", "学生 $12。", CLIMBING_EN, False),
+    ("公司是合作企业，有折扣吗", "企业会员可享20%折扣。", CLIMBING_EN, False),
+    ("送到偏远山区要多久", "Delivery to remote areas takes 8 business days.", COURIER_ZH, False),
+    ("giao hàng vùng xa mất bao lâu", "Giao đến vùng xa mất 8 ngày làm việc.", COURIER_ZH, False),
+    # the case's value told to everyone, in any writing, is still a finding
+    ("vé vào cửa bao nhiêu", "Vé vào cửa là $12.", CLIMBING_EN, True),
+    ("送货要多久", "Delivery takes 8 business days.", COURIER_ZH, True),
+    ("có giảm giá không", "Được giảm 20%.", CLIMBING_EN, True),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), OWN_WORDS)
+def test_a_case_named_in_another_writing_is_carried(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
+
+
+# A label naming a count ("Punch card of 10 visits") is carried by a count of that number in any
+# counting word ("10次卡", "thẻ 10 lượt"): another writing cannot quote the word
+COUNTED = [
+    ("攀岩多少钱", "单次$18；10次卡$150，12个月有效。", CLIMBING_EN, False),
+    ("leo núi giá bao nhiêu", "Vé lẻ $18; thẻ 10 lượt giá $150.", CLIMBING_EN, False),
+    # the card's price as the price of entry
+    ("leo núi giá bao nhiêu", "Giá vào cửa là $150.", CLIMBING_EN, True),
+    # another count does not name it
+    ("攀岩多少钱", "5次卡$150。", CLIMBING_EN, True),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), COUNTED)
+def test_a_counted_label_is_carried_by_its_count(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
