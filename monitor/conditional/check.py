@@ -434,6 +434,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         taken = [(start, end) for start, end, _ in found]
         surface = nfc(text)
         for match in self.vocabulary.free.finditer(lower(text)):  # a price without a number
+            if match.start() > 0 and text[match.start() - 1] in "-‐":
+                continue  # "interest-free", "sugar-free": without that thing, no price of nothing
             if not any(start < match.end() and match.start() < end for start, end in taken):
                 free = Quantity(Decimal(0), FREE, surface[match.start() : match.end()])
                 found.append((match.start(), match.end(), free))

@@ -221,3 +221,15 @@ def test_a_counted_label_is_carried_by_its_count(
     rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
 ) -> None:
     assert flagged(rules, question, answer, chunk) is expected
+
+
+LOANS_ZH = "单笔满2000元可分6期免息。钻石会员每月可享1次免费上门回收。"
+
+
+def test_a_hyphenated_free_is_no_price(rules: ConditionalRules) -> None:
+    # "interest-free" says without interest: no "free" price to meet the members' free pick-up
+    answer = "Orders of RMB 2,000 or more can be paid in 6 interest-free instalments."
+    assert not flagged(rules, "interest free instalments?", answer, LOANS_ZH)
+    # the members' free pick-up told to everyone is still a finding; "fee-free" is still a price
+    assert flagged(rules, "is pick-up free?", "Pick-up is free.", LOANS_ZH)
+    assert flagged(rules, "is pick-up free?", "Pick-up is fee-free.", LOANS_ZH)
