@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -143,15 +144,12 @@ class _Carried:
             if unit == term_unit
         )
 
-    def _equivalent(self, condition: _Condition, asked: _Asked, groups: Iterable[tuple[str, ...]]) -> bool:
+    def _equivalent(self, condition: _Condition, asked: _Asked, groups: tuple[tuple[str, ...], ...]) -> bool:
         """Whether the condition names a form of a group of equivalents, in its words or its keys (a
         group's phrase stops short: "employees of a registered Ironwood corpor" keeps "corporate" as
         its key), and the question or answer another."""
-        return any(
-            any(_has(condition.phrase, form, asked.endings) or form in condition.keys for form in group)
-            and any(asked.holds(form) for form in group)
-            for group in groups
-        )
+        named = _named_groups(condition.phrase, condition.keys, groups, tuple(asked.endings))
+        return any(any(asked.holds(form) for form in group) for group in named)
 
     def _class_carried(self, condition: _Condition, asked: _Asked) -> bool:
         """A class of goods beside another condition ("hàng thời trang" of "thành viên Plus") is dropped
@@ -166,9 +164,20 @@ class _Carried:
             return True
         # a universal claim names the class only by its goods: a tier's name in the class's phrase
         # ("金卡会员购买的服装类") says nothing of which goods
-        named = self.vocabulary.goods if universal else (*self.vocabulary.equivalents, *self.vocabulary.goods)
+        named = self.vocabulary.goods if universal else self.vocabulary.equivalents_and_goods
         if self._equivalent(condition, asked, named):
             return True
         endings = self.vocabulary.endings
         others = [g for g in self.vocabulary.goods if not any(_has(condition.phrase, f, endings) for f in g)]
         return not universal and not any(asked.holds(form) for group in others for form in group)
+
+
+@functools.lru_cache(maxsize=8192)
+def _named_groups(
+    phrase: str, keys: frozenset[str], groups: tuple[tuple[str, ...], ...], endings: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    """The groups of equivalents a condition's phrase or keys name (cached: conditions come from the
+    cached chunk analyses, and every trace asked the same phrase of every group again)."""
+    return tuple(
+        group for group in groups if any(_has(phrase, form, endings) or form in keys for form in group)
+    )

@@ -77,6 +77,7 @@ class _Vocabulary:
         self.goods = tuple(
             tuple(" ".join(fold(form).split()) for form in group) for pack in packs for group in pack.goods
         )
+        self.equivalents_and_goods = (*self.equivalents, *self.goods)
         self.topics = tuple(
             tuple(" ".join(fold(form).split()) for form in group) for pack in packs for group in pack.topics
         )
