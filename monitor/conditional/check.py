@@ -76,6 +76,7 @@ _DROPPED_SHARED = 2
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
 
 
+_KEYED = frozenset({"if", "scope", "except"})  # a clause marker's window of words, not a name
 _NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
 _DEFINING = frozenset({"if", "threshold"})  # an age or bound that may only define such a group
 
@@ -232,7 +233,16 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 return True
             if writing and writing != statement.script and condition.kind in _CASE_KINDS and contrasted:
                 return True
-            return self._carried(condition, asked)
+            if not self._carried(condition, asked):
+                return False
+            # carried by its words: by one that sets it apart from its siblings too (not needed where a
+            # term, another name or another language's word carries it)
+            apart = self._setting_apart(condition, statement, statements)
+            return (
+                apart is None
+                or any(asked.holds(key) for key in apart)
+                or self._carried(replace(condition, keys=frozenset()), asked)
+            )
 
         def holds(statement: _Statement) -> bool:
             named = [c for c in statement.conditions if c.kind in _NAMED and carried(c, statement)]
@@ -398,6 +408,49 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         text = low[start:end]
         return blank(text, self.vocabulary.clock.ranges(text))
 
+    def _bracketed_case(
+        self,
+        low: str,
+        begin: int,
+        stop: int,
+        found: Sequence[tuple[int, int, Quantity]],
+        here: Sequence[tuple[int, int, Quantity]],
+    ) -> list[_Condition]:
+        """A bracket right after a value that gives another value of its kind names that value's case
+        in its other words, in any language and with no marker: "$20 ($12 with a valid student card)",
+        "运费30元（凭学生证15元）". Its words are the condition of the bracket's value."""
+        before = [q for s, e, q in found if e <= begin and not low[e:begin].strip(" (（[")]
+        kind = self.vocabulary.kind
+        if not before or not any(kind(q.unit) == kind(before[-1].unit) for _, _, q in here):
+            return []
+        rest = _blank(low, [(s, e) for s, e, _ in here])[begin:stop]
+        words = [w for w in _TOKEN.findall(rest) if self.vocabulary.content(w)]
+        keys = self._keys(words)
+        if not keys:
+            return []
+        return [_Condition("if", begin, stop, frozenset(keys), phrase=rest.translate(_ACCENTS).strip())]
+
+    def _setting_apart(
+        self, condition: _Condition, statement: _Statement, statements: Sequence[_Statement]
+    ) -> frozenset[str] | None:
+        """The condition's keys that set its value apart, None when all do: a word the sibling
+        statements (another value of the kind, on the same topic) also say is what they are about,
+        not the case ("join" of "If you join online ... $29" beside "A joining fee of $79 is charged
+        when you join"), and a question saying only it carries nothing."""
+        if condition.kind not in _KEYED:
+            return None
+        kind = self.vocabulary.kind(statement.amount[1])
+        shared = {
+            word
+            for s in statements
+            if s.amount != statement.amount
+            and self.vocabulary.kind(s.amount[1]) == kind
+            and self._same_topic(s, statement)
+            for word in s.topic
+        }
+        keys = condition.keys - shared
+        return keys if keys and keys != condition.keys else None
+
     def _same_topic(self, one: _Statement, other: _Statement) -> bool:
         """Whether two statements speak of the same thing: two content words in common, besides the
         words of their values ("ngày", "days")."""
@@ -516,6 +569,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             for text, begin, stop in parts:
                 here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
                 conditions = self._conditions(text, surface, begin, stop, [(s, e) for s, e, _ in here])
+                if text is low and not conditions:  # a bracket after a value: "$20 ($12 with a card)"
+                    conditions = self._bracketed_case(low, begin, stop, found, here)
                 conditions += [c for c in contrast if begin <= c.start < stop and not _inside(c, conditions)]
                 conditions = [self._with_terms(text, c, here) for c in conditions]
                 conditions = [replace(c, terms=threshold) if c.anaphoric else c for c in conditions]

@@ -103,3 +103,31 @@ def test_the_minutes_of_a_clock_are_no_count(rules: ConditionalRules) -> None:
     assert not flagged(
         rules, "opening hours", "The counter opens between 8:00 and 20:00 with staff.", OPENING
     )
+
+
+JOINING = (
+    "A one-off joining fee of $80 is charged when you join. "
+    "If you join online, the joining fee is reduced to $30."
+)
+PASSES = "A casual day pass costs $20 ($12 with a valid concession card). Lockers cost $2."
+SHIPPING_ZH = "运费30元（凭优惠卡15元）。"
+
+# A condition is carried by a word that sets it apart from its siblings, not by the topic it shares
+# with them; a bracket after a value that gives another value of its kind names that value's case
+SET_APART = [
+    ("how much to join", "The joining fee is $30.", JOINING, True),  # "join" is the topic, "online" the case
+    ("joining fee online?", "Online the joining fee is $30.", JOINING, False),
+    ("how much to join", "The joining fee is $80.", JOINING, False),
+    ("day pass price", "A day pass is $12.", PASSES, True),
+    ("day pass price", "A day pass is $20, or $12 with a concession card.", PASSES, False),
+    ("concession card day pass", "With a concession card it's $12.", PASSES, False),
+    ("运费多少", "运费15元。", SHIPPING_ZH, True),
+    ("优惠卡运费多少", "凭优惠卡运费15元。", SHIPPING_ZH, False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), SET_APART)
+def test_a_case_is_named_by_what_sets_it_apart(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
