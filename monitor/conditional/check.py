@@ -272,8 +272,14 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             return None
         # The best supporting statement decides: the one whose clause shares most words with the
         # answer's ("等待期是30天" is DT-3's "等待期为30天", not a reminder "到期前30天"); a tie passes.
-        best = max(bound, key=lambda s: len(s.topic & topic))
-        if held and max(len(s.topic & topic) for s in held) >= len(best.topic & topic):
+        # A tie is broken by the headings they stand under ("【上门维修】 ... 市区用户48小时内上门" is the
+        # repair visit, "【安装服务】 ... 48小时内上门" the installation).
+
+        def shared(s: _Statement) -> tuple[int, int]:
+            return len(s.topic & topic), len(s.section & topic)
+
+        best = max(bound, key=shared)
+        if held and max(shared(s) for s in held) >= shared(best):
             return None
         # An answer that also gives another value the context states on the same topic, naming that
         # value's case ("Anytime members 12 weeks", "金卡会员30天") or written in another writing than
@@ -556,12 +562,16 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         last = range(0)  # the statements of the last clause that stated values
         clause_of: list[int] = []  # the clause index of each statement
         clauses = list(_clauses(low))
+        section: frozenset[str] = frozenset()  # the words of the last heading
         for index, (start, end) in enumerate(clauses):
             first, number = len(out), index
             following = clauses[index + 1] if index + 1 < len(clauses) else (end, end)
             contrast = self._contrasted(low, start, end, *following)
-            if _LABEL.match(low, start, end) or _HEADING.match(low, start, end):
+            heading = _HEADING.match(low, start, end)
+            if _LABEL.match(low, start, end) or heading:
                 carried = ()  # "SP-2.", "【分期免息】": a new section; the scope of the last one ends there
+            if heading:
+                section = self._topic(low[heading.start() : heading.end()].translate(_ACCENTS))
             marks = _marks(low, start, end)
             noted = tuple(c for mark in marks for c in notes.get(mark, ()))
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
@@ -592,7 +602,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                         # one of them, and the days decide a clock range
                         bound = (*(c for c in bound if not any(_beside(c, d) for d in days)), *days)
                     amount = (quantity.value, quantity.unit)
-                    out.append(_Statement(amount, bound, surface, quantity.text, topic, writing))
+                    out.append(_Statement(amount, bound, surface, quantity.text, topic, writing, section))
                 back = self._back(text, begin, stop, conditions) if last and not here else ()
                 for index in last if back else ():  # "Ưu đãi trên chỉ áp dụng cho ...": the one before
                     out[index] = replace(out[index], conditions=(*out[index].conditions, *back))

@@ -26,6 +26,7 @@ from monitor.conditional.text import (
 )
 from monitor.conditional.vocabulary import _Vocabulary
 
+_ITEM_MARKS = frozenset("、")  # the enumeration comma: what stands between the items of a list
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
 _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
 _RANGE_GAP = re.compile(r"\s*[^\W\d_]+\s*")  # a word between a range's end and its "đến": "14 ngày tuổi đến"
@@ -85,6 +86,8 @@ class _PhraseReader:
                     excluded.append(_Condition(kind, match.start(), max(stop, match.end()), frozenset()))
                     continue
                 begin = match.start()
+                if kind == "scope" and low[max(match.start() - 1, 0) : match.start()] in _ITEM_MARKS:
+                    continue  # "…、30天无理由退货、专属客服通道": a list's item (a dedicated line), no scope
                 if not keys and kind == "scope":  # "VIP会员专享": the scope is named before the marker
                     words = self._before(low, part_start, match.start())
                     keys, begin = self._keys(words), part_start

@@ -68,6 +68,7 @@ class _Statement:
     text: str
     topic: frozenset[str] = frozenset()  # content words of the statement's clause: what it is about
     script: str = ""  # the chunk's writing (see ``script``): an answer in another cannot quote it
+    section: frozenset[str] = frozenset()  # content words of the heading it stands under ("【以旧换新】")
 
 
 def _all_carried(conditions: Sequence[_Condition], carried: Callable[[_Condition], bool]) -> bool:

@@ -131,3 +131,32 @@ def test_a_case_is_named_by_what_sets_it_apart(
     rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
 ) -> None:
     assert flagged(rules, question, answer, chunk) is expected
+
+
+SERVICE_ZH = [
+    "【安装服务】签收后，安装师傅将在48小时内上门。",
+    "【上门维修】报修后，维修工程师一般在3个工作日内上门；市区用户48小时内上门。",
+]
+HOTLINE_ZH = ["售后热线服务时间为每天8:00-22:00。另设热线提供7×24小时服务，仅限钻石会员。"]
+PLUS_ZH = [
+    "PLUS会员权益：每月4张免运费券、30天无理由退货、专属客服通道。",
+    "商品自签收之日起7天内支持无理由退货。",
+]
+
+# The heading a value stands under breaks a tie between its sentence and another that states the
+# value generally; a scope word opening an item of a 、-list ("专属客服通道") scopes nothing
+HEADINGS = [
+    # the repair visit, not the installation
+    ("报修后多久上门维修", "报修后48小时内上门维修。", SERVICE_ZH, True),
+    ("安装师傅多久上门", "安装师傅48小时内上门。", SERVICE_ZH, False),
+    ("plus会员退货几天", "PLUS会员30天无理由退货。", PLUS_ZH, False),
+    # a scope word after a plain comma still scopes ("，仅限钻石会员")
+    ("热线几点", "热线7×24小时服务。", HOTLINE_ZH, True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "answer", "chunks", "expected"), HEADINGS)
+def test_headings_and_list_items(
+    rules: ConditionalRules, question: str, answer: str, chunks: list[str], expected: bool
+) -> None:
+    assert bool(rules.check(question, answer, chunks).findings) is expected
