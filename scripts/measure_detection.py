@@ -55,6 +55,8 @@ DOMAINS = {
     "airline": DATA / "airline.domain.json",
     "gym": DATA / "gym.domain.json",
     "appliance": DATA / "appliance.domain.json",
+    "vet": DATA / "vet.domain.json",
+    "carrental": DATA / "carrental.domain.json",
 }
 
 
