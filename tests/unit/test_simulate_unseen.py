@@ -1,6 +1,6 @@
-"""The unseen simulated domains (airline, gym, appliance, and the sealed vet and carrental): each domain
-file loads alone and with its held-out test wordings, generates valid traffic, and never shares a
-sentence with its test file (tests/data/simulate/FORMAT.md)."""
+"""The unseen simulated domains (airline, gym, appliance, and the sealed vet, carrental, school and hotel):
+each domain file loads alone and with its held-out test wordings, generates valid traffic, and never shares
+a sentence with its test file (tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ DOMAINS = [
     Unseen("appliance", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 优家电器
     Unseen("vet", "en", 12, 24, frozenset({"en", "vi", "zh"})),  # Harborview Veterinary Group (sealed)
     Unseen("carrental", "zh", 12, 24, frozenset({"zh", "en", "fa"})),  # 云途租车 (sealed)
+    Unseen("school", "vi", 11, 24, frozenset({"vi", "en", "zh"})),  # Trung tâm Anh ngữ Sao Việt (sealed)
+    Unseen("hotel", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Lanting Hotels & Suites (sealed)
 ]
 
 
