@@ -11,7 +11,10 @@ binds each value to the conditions that govern it:
   that clause states no number, the clauses after it in the chunk ("The following applies only to ...");
 - a group noun with a qualifier ("thành viên Plus", "Premium subscribers", "VIP会员", "اعضای ویژه") or a
   tier word on its own binds the values after it in its clause and those of its own comma part; a
-  general qualifier ("các gói khác", "standard", "普通", "همه") marks the general case instead.
+  general qualifier ("các gói khác", "standard", "普通", "همه") marks the general case instead;
+- a sentence right after another on the same topic that gives the same unit another value, naming a
+  subject the first does not ("Vé Eco Flex đổi ... 100.000 đồng" after "phí thay đổi là 350.000
+  đồng"), is a sibling case named by those words: no pack needs to know the fare.
 
 An answer value whose every supporting statement is bound, to conditions that neither the question nor
 the answer carries (their content words, accent-folded, are not there), is a finding: critical when
@@ -54,7 +57,9 @@ from monitor.conditional.text import (
     _part,
     fold,
     lower,
+    ordered_tokens,
     script,
+    stems,
     tokens,
 )
 from monitor.conditional.vocabulary import _Vocabulary
@@ -74,11 +79,21 @@ _WORD_START = re.compile(r"(?<!\w)\w")
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
+_SIBLINGS = 1  # sentences before a statement where a sibling case's other value may stand
+_SIBLING_SHARED = 0.5  # share of the smaller topic two sibling sentences have in common
+_SIBLING_KEYS = 2  # the words of a sibling's subject that name its case
 
 
 _KEYED = frozenset({"if", "scope", "except"})  # a clause marker's window of words, not a name
 _NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
 _DEFINING = frozenset({"if", "threshold"})  # an age or bound that may only define such a group
+
+
+def _alike(one: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two sentences speak of one thing: they share at least two topic words, and half the
+    words of the one with fewer."""
+    shared = len(one & other)
+    return shared >= 2 and shared >= _SIBLING_SHARED * min(len(one), len(other))
 
 
 def _defines(condition: _Condition, group: _Condition, chunk: str) -> bool:
@@ -561,6 +576,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         rows = self._rows(low, found)
         last = range(0)  # the statements of the last clause that stated values
         clause_of: list[int] = []  # the clause index of each statement
+        at: list[int] = []  # the offset of each statement's value
         clauses = list(_clauses(low))
         section: frozenset[str] = frozenset()  # the words of the last heading
         for index, (start, end) in enumerate(clauses):
@@ -603,6 +619,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                         bound = (*(c for c in bound if not any(_beside(c, d) for d in days)), *days)
                     amount = (quantity.value, quantity.unit)
                     out.append(_Statement(amount, bound, surface, quantity.text, topic, writing, section))
+                    at.append(position)
                 back = self._back(text, begin, stop, conditions) if last and not here else ()
                 for index in last if back else ():  # "Ưu đãi trên chỉ áp dụng cho ...": the one before
                     out[index] = replace(out[index], conditions=(*out[index].conditions, *back))
@@ -610,7 +627,54 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
             last = range(first, len(out)) if len(out) > first else last
             clause_of += [number] * (len(out) - len(clause_of))
-        return tuple(self._contrasted_cases(out, clause_of))
+        out = self._contrasted_cases(out, clause_of)
+        return tuple(self._sibling_cases(out, clause_of, at, clauses, low))
+
+    def _sibling_cases(
+        self,
+        statements: list[_Statement],
+        clause_of: Sequence[int],
+        at: Sequence[int],
+        clauses: Sequence[tuple[int, int]],
+        low: str,
+    ) -> list[_Statement]:
+        """Statements whose sentence sets a case apart by its subject alone: a sentence right after
+        another on the same topic that gives the unit another value, naming a subject the first does not
+        ("... phí thay đổi là 350.000 đồng. Vé Eco Flex đổi chặng nội địa với phí 100.000 đồng", "Flex
+        members give 14 days' notice. Members on a 12-month contract ... 30 days' notice"): the words
+        before its value that the first sentence lacks are its case, whatever the pack names."""
+        v = self.vocabulary
+        out = list(statements)
+        for index, statement in enumerate(statements):
+            if statement.conditions or statement.amount[1] == CLOCK:
+                continue
+            here = clause_of[index]
+            earlier = [
+                other
+                for position, other in enumerate(statements)
+                if 0 < here - clause_of[position] <= _SIBLINGS
+                and other.amount[1] == statement.amount[1]
+                and other.amount[0] != statement.amount[0]
+                and _alike(other.topic, statement.topic)
+            ]
+            start, end = clauses[here]
+            if not earlier or v.general.search(low, start, end) is not None:  # "in other cities": the rest
+                continue
+            prefix = self._unclocked(low, start, at[index]).translate(_ACCENTS)
+            seen = frozenset().union(*(other.topic for other in earlier))
+            words = [
+                w
+                for w in ordered_tokens(prefix)
+                if w not in seen
+                and not stems(w, v.endings) & seen
+                and w not in v.folded_stopwords
+                and v.content(w)
+            ][:_SIBLING_KEYS]
+            if not words:
+                continue
+            case = _Condition("if", start, at[index], frozenset(words), soft=True, phrase=" ".join(words))
+            out[index] = replace(statement, conditions=(case,))
+        return out
 
     def _contrasted_cases(
         self, statements: Sequence[_Statement], clause_of: Sequence[int]

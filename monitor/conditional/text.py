@@ -69,6 +69,18 @@ def tokens(text: str, endings: Sequence[str] = ("s",)) -> set[str]:
     return keys
 
 
+def ordered_tokens(text: str) -> list[str]:
+    """The keys of folded ``text`` that ``tokens`` yields for its words and Chinese pairs, in the order
+    they stand and once each (numbers left out)."""
+    keys: list[str] = []
+    for run in _TOKEN.findall(text):
+        if "\u3400" <= run[0] <= "\u9fff":
+            keys += [run[i : i + 2] for i in range(max(len(run) - 1, 1))]
+        else:
+            keys.append(run)
+    return list(dict.fromkeys(keys))
+
+
 def stems(word: str, endings: Sequence[str]) -> set[str]:
     """``word`` without each inflection ending it carries, when at least three letters remain."""
     return {word[: -len(e)] for e in endings if len(word) - len(e) >= 3 and word.endswith(e)}
