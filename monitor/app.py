@@ -102,7 +102,7 @@ async def running(
         sampler = Sampler(
             policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes), clock
         )
-        conditional = ConditionalRules.load(numeric, packs) if flags.enabled(CONDITIONAL) else None
+        conditional = ConditionalRules.load(numeric, packs, embedder) if flags.enabled(CONDITIONAL) else None
         pipeline = Pipeline(
             metrics, numeric, sampler, judge, flags, sinks, golden=golden, conditional=conditional,
             judge_concurrency=settings.judge.concurrency, judge_deadline_s=settings.judge.trace_deadline_s,

@@ -57,6 +57,7 @@ DOMAINS = {
     "appliance": DATA / "appliance.domain.json",
     "vet": DATA / "vet.domain.json",
     "carrental": DATA / "carrental.domain.json",
+    "streaming": DATA / "streaming.domain.json",
 }
 
 

@@ -63,6 +63,7 @@ from monitor.conditional.text import (
     tokens,
 )
 from monitor.conditional.vocabulary import _Vocabulary
+from monitor.embeddings import Embedder
 from monitor.numeric import NumericRules, Quantity
 from monitor.numeric.text import nfc, parse_number
 from monitor.rulepacks import RulePacks
@@ -70,6 +71,9 @@ from monitor.rulepacks import RulePacks
 __all__ = ["DEFAULT_CARRIED_SHARE", "DEFAULT_CONTEXT_CACHE", "FREE", "ConditionalRules", "fold", "lower"]
 
 DEFAULT_CONTEXT_CACHE = 4096  # analysed chunk texts remembered: the same policy chunks recur
+# how much closer (cosine) an answer in another writing must be to a condition-bound sentence than to
+# every unbound one stating its value, for the bound one to be what it speaks of
+DEFAULT_ACROSS_MARGIN = 0.0
 DEFAULT_CARRIED_SHARE = 0.5  # share of a condition's content words the question/answer must hold
 FREE = "free"  # the unit of a price stated without a number ("miễn phí", "ships free", "包邮", "رایگان")
 
@@ -115,17 +119,26 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         *,
         carried_share: float = DEFAULT_CARRIED_SHARE,
         context_cache: int = DEFAULT_CONTEXT_CACHE,
+        embedder: Embedder | None = None,
+        across_margin: float = DEFAULT_ACROSS_MARGIN,
     ) -> None:
+        """``embedder``: compares an answer in another writing than the policy with the policy's
+        sentences, which share no word with it (None: such an answer's value passes when an unbound
+        sentence also states it)."""
         super().__init__(_Vocabulary(packs))
+        self.embedder = embedder
+        self.across_margin = across_margin
         self.languages = self.vocabulary.languages
         self.numeric = numeric
         self.carried_share = carried_share
         self._statements = functools.lru_cache(maxsize=context_cache)(self._analyse)
 
     @classmethod
-    def load(cls, numeric: NumericRules, packs: RulePacks | None = None) -> ConditionalRules:
+    def load(
+        cls, numeric: NumericRules, packs: RulePacks | None = None, embedder: Embedder | None = None
+    ) -> ConditionalRules:
         """The packs under ``conditional/`` of the rule packs (packaged when none are given)."""
-        return cls(load_packs(packs or RulePacks()), numeric)
+        return cls(load_packs(packs or RulePacks()), numeric, embedder=embedder)
 
     def check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
         """Answer values that only condition-bound statements of ``contexts`` support, unqualified."""
@@ -156,6 +169,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         topics: dict[Quantity, frozenset[str]] = {}
         hedged: dict[Quantity, str] = {}  # the writing of the answer sentence that states a condition
         writing: dict[Quantity, str] = {}  # the writing of the answer sentence that states the value
+        said_in: dict[Quantity, str] = {}  # the answer clause that states the value, as written
+        written = nfc(answer)
         everyone: set[Quantity] = set()  # stated for everyone: "ai cũng", "all customers", "不限会员"
         universal: set[Quantity] = set()  # stated of all: "mọi đơn hàng", "all policies", "所有保单"
         days: dict[Quantity, frozenset[int] | None] = {}  # the days a clock range is given for
@@ -169,6 +184,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             if self.vocabulary.answer_markers.search(low, a, b) is not None:
                 hedged[quantity] = script(low[a:b])
             writing[quantity] = script(low[a:b])
+            said_in[quantity] = written[a:b]
             if self._said_of_all(self.vocabulary.everyone, low, a, b):
                 everyone.add(quantity)
             elif self._said_of_all(self.vocabulary.universal, low, a, b):
@@ -181,7 +197,13 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             if quantity in days:
                 here = here.on_days(days[quantity])
             finding = self._finding(
-                quantity, statements, here, topics[quantity], hedged.get(quantity, ""), writing[quantity]
+                quantity,
+                statements,
+                here,
+                topics[quantity],
+                hedged.get(quantity, ""),
+                writing[quantity],
+                said_in[quantity],
             )
             finding = finding or self._dropped(quantity, statements, topics[quantity])
             if finding is not None:
@@ -191,6 +213,25 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             ):
                 qualified.append(quantity)
         return ConditionalReport(tuple(findings), tuple(qualified))
+
+    def _across(
+        self, said_in: str, writing: str, bound: Sequence[_Statement], held: Sequence[_Statement]
+    ) -> _Statement | None:
+        """For an answer clause in another writing than the supporting sentences, which shares no word
+        with them ("A technician will visit within 48 hours" over "市区用户48小时内上门" and
+        "安装师傅将在48小时内上门"): the sentence closest to it in the embedder's space, a condition-bound
+        one only when it beats every unbound one by ``across_margin``. None: no embedder, the same
+        writing, or a single candidate."""
+        candidates = [*bound, *held]
+        if self.embedder is None or len(candidates) < 2 or all(s.script == writing for s in candidates):
+            return None
+        clauses = list(dict.fromkeys(s.clause for s in candidates))
+        rows = self.embedder.embed([said_in, *clauses], "query")
+        closeness = dict(zip(clauses, (rows[1:] @ rows[0]).tolist(), strict=True))
+        top = max(bound, key=lambda s: closeness[s.clause])
+        if held and closeness[top.clause] < max(closeness[s.clause] for s in held) + self.across_margin:
+            return max(held, key=lambda s: closeness[s.clause])
+        return top
 
     def _qualified(self, quantity: Quantity, statements: Sequence[_Statement], asked: _Asked) -> bool:
         """Whether a condition-bound statement supports the value and the question or answer carries
@@ -234,6 +275,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         topic: frozenset[str] = frozenset(),
         hedged: str = "",
         writing: str = "",
+        said_in: str = "",
     ) -> ConditionalFinding | None:
         amount = (quantity.value, quantity.unit)
         support = [s for s in statements if s.amount == amount]
@@ -294,7 +336,13 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             return len(s.topic & topic), len(s.section & topic)
 
         best = max(bound, key=shared)
-        if held and max(shared(s) for s in held) >= shared(best):
+        tied = not any(shared(s) > (0, 0) for s in (*bound, *held))  # no word in common with any
+        across = self._across(said_in, writing, bound, held) if said_in and tied else None
+        if across is not None:  # an answer in another writing: the closest sentence in meaning decides
+            if across not in bound:
+                return None
+            best = across
+        elif held and max(shared(s) for s in held) >= shared(best):
             return None
         # An answer that also gives another value the context states on the same topic, naming that
         # value's case ("Anytime members 12 weeks", "金卡会员30天") or written in another writing than
@@ -618,7 +666,11 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                         # one of them, and the days decide a clock range
                         bound = (*(c for c in bound if not any(_beside(c, d) for d in days)), *days)
                     amount = (quantity.value, quantity.unit)
-                    out.append(_Statement(amount, bound, surface, quantity.text, topic, writing, section))
+                    out.append(
+                        _Statement(
+                            amount, bound, surface, quantity.text, topic, writing, section, surface[start:end]
+                        )
+                    )
                     at.append(position)
                 back = self._back(text, begin, stop, conditions) if last and not here else ()
                 for index in last if back else ():  # "Ưu đãi trên chỉ áp dụng cho ...": the one before

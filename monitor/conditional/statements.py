@@ -69,6 +69,7 @@ class _Statement:
     topic: frozenset[str] = frozenset()  # content words of the statement's clause: what it is about
     script: str = ""  # the chunk's writing (see ``script``): an answer in another cannot quote it
     section: frozenset[str] = frozenset()  # content words of the heading it stands under ("【以旧换新】")
+    clause: str = ""  # its clause as written: what an answer in another writing is compared with
 
 
 def _all_carried(conditions: Sequence[_Condition], carried: Callable[[_Condition], bool]) -> bool:

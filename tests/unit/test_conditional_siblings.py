@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
+from monitor.embeddings import LocalE5Embedder
 from monitor.numeric import NumericRules
 
 FERRY_VI = (
@@ -99,3 +100,27 @@ def test_a_yuan_price_in_vietnamese_is_checked_against_a_chinese_policy(rules: C
     chunk = "【运费标准】单笔订单满199元免运费；未满199元的，收取运费15元。\n金卡会员：每单运费8元"
     assert flagged(rules, "phi ship bao nhieu", "Phí ship là 8 tệ mỗi đơn.", chunk)
     assert not flagged(rules, "phi ship bao nhieu", "Đơn dưới 199 tệ thì phí ship là 15 tệ.", chunk)
+
+
+# An answer in another writing than the policy shares no word with it: when a condition-bound sentence
+# and an unbound one both state its value, the embedder (multilingual e5) says which it speaks of
+RAIL_ZH = [
+    "退票：开车前48小时以上退票，收取票价5%的手续费，最低收取20元。",
+    "改签：普通旅客改签每次收费50元；会员改签每次20元。",
+]
+
+
+@pytest.fixture(scope="module")
+def across() -> ConditionalRules:
+    return ConditionalRules.load(NumericRules.load(), embedder=LocalE5Embedder())
+
+
+def test_an_answer_in_another_writing_is_matched_by_meaning(
+    rules: ConditionalRules, across: ConditionalRules
+) -> None:
+    members_fee = "Đổi vé mỗi lần mất 20 tệ."  # the members' change fee told to everyone
+    assert bool(across.check("phi doi ve", members_fee, RAIL_ZH).findings)
+    assert not rules.check("phi doi ve", members_fee, RAIL_ZH).findings  # without it: a tie passes
+    # the refund's minimum fee, which holds for everyone, is the sentence it speaks of
+    refund = "Trả vé trước 48 giờ mất phí 5%, tối thiểu 20 tệ."
+    assert not across.check("phi tra ve", refund, RAIL_ZH).findings

@@ -1,6 +1,6 @@
-"""The unseen simulated domains (airline, gym, appliance, and the sealed vet, carrental, school and hotel):
-each domain file loads alone and with its held-out test wordings, generates valid traffic, and never shares
-a sentence with its test file (tests/data/simulate/FORMAT.md)."""
+"""The unseen simulated domains (airline, gym, appliance, streaming, and the sealed vet, carrental, school
+and hotel): each domain file loads alone and with its held-out test wordings, generates valid traffic,
+and never shares a sentence with its test file (tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ DOMAINS = [
     Unseen("carrental", "zh", 12, 24, frozenset({"zh", "en", "fa"})),  # 云途租车 (sealed)
     Unseen("school", "vi", 11, 24, frozenset({"vi", "en", "zh"})),  # Trung tâm Anh ngữ Sao Việt (sealed)
     Unseen("hotel", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Lanting Hotels & Suites (sealed)
+    Unseen("streaming", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 星河视频 (Xinghe Video)
 ]
 
 
