@@ -58,6 +58,7 @@ DOMAINS = {
     "vet": DATA / "vet.domain.json",
     "carrental": DATA / "carrental.domain.json",
     "streaming": DATA / "streaming.domain.json",
+    "pharmacy": DATA / "pharmacy.domain.json",
 }
 
 

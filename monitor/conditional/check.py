@@ -569,7 +569,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             word = match.group(2)
-            if word in self.vocabulary.stopwords:
+            if word in self.vocabulary.stopwords or self._clock_time(folded, match.start()):
                 continue
             try:
                 value = parse_number(match.group(1))
@@ -578,6 +578,12 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             surface = nfc(text)[match.start() : match.end()]
             found.append((match.start(), match.end(), Quantity(value, f"{_COUNT}{word}", surface)))
         return sorted(found, key=lambda item: item[0])
+
+    def _clock_time(self, folded: str, start: int) -> bool:
+        """Whether the number at ``start`` is a time of day by the word before it ("تا ساعت ۱۶ سفارش"
+        is 16 o'clock, not 16 orders; "lúc 16 giờ")."""
+        before = folded[max(0, start - 16) : start].rstrip()
+        return any(m.end() == len(before) for m in self.vocabulary.clock_before.finditer(before))
 
     def _ages(self, text: str, taken: Sequence[tuple[int, int]]) -> list[tuple[int, int, Quantity]]:
         """Ages a bare number states by a word beside it, in years: after an age marker ("年满七十",
@@ -654,7 +660,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 general = self.vocabulary.general.search(text, begin, stop) is not None
                 if general or any(c.kind != "threshold" for c in conditions):
                     carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
-                clocks = [s for s, _, q in here if q.unit == CLOCK]
+                clocks = [(s, e) for s, e, q in here if q.unit == CLOCK]
                 for position, finish, quantity in here:
                     bound = (*(self._bound(text, begin, stop, position, conditions) or carried), *noted)
                     if position in rows:

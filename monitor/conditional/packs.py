@@ -96,6 +96,7 @@ class ConditionalPack(BaseModel):
     ordinals: list[Form] = []
     events: list[Form] = []
     hour_words: list[Form] = []
+    clock_before: list[Form] = []  # words before an hour that make it a time of day ("ساعت ۱۶", "lúc 16")
     all_day: list[Form] = []
     am_words: list[Form] = []
     pm_words: list[Form] = []

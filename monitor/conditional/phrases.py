@@ -423,9 +423,9 @@ class _PhraseReader:
             if word in self.vocabulary.general_words:
                 return match.end(), set()
             if word in self.vocabulary.stopwords:
-                if words:
+                if words and not (word in self.vocabulary.plurals and between.isspace() and len(between) == 1):
                     break  # the name ends where the clause goes on: "khu vực miền Bắc | được giao"
-                continue
+                continue  # a plural written apart goes on with its word ("نشانی‌های داخل تهران")
             words.append(word)
             stop = match.end()
         return stop, self._keys(words)

@@ -23,28 +23,38 @@ def _days_of(
     start: int,
     end: int,
     value: tuple[int, int],
-    clocks: Sequence[int],
+    clocks: Sequence[tuple[int, int]],
     conditions: Sequence[_Condition],
 ) -> tuple[_Condition, ...]:
     """The day set a clock range holds on: the nearest in its comma part, else in its clause, with no
     other clock range between them ("9am to 7pm Monday to Friday and 10am to 4pm on Saturdays",
-    "mở cửa từ 7:00 đến 20:00, từ thứ Hai đến thứ Sáu", "周一至周五上午9点至下午6点")."""
+    "mở cửa từ 7:00 đến 20:00, từ thứ Hai đến thứ Sáu", "周一至周五上午9点至下午6点"), and not the one
+    another range's nearest is ("شنبه تا پنجشنبه از ۸ صبح تا ۱۰ شب و جمعه‌ها ... از ۱۰ صبح تا ۶ عصر":
+    Fridays are the second range's, though nearer the first)."""
     days = [c for c in conditions if c.kind == "days"]
     if not days:
         return ()
-    begin, stop = value
 
-    def gap(c: _Condition) -> int:
+    def gap(c: _Condition, at: tuple[int, int]) -> int:
+        begin, stop = at
         return c.start - stop if c.start >= stop else begin - c.end if c.end <= begin else 0
 
-    def clear(c: _Condition) -> bool:
-        low_end, high_start = (stop, c.start) if c.start >= stop else (c.end, begin)
-        return not any(low_end <= other < high_start for other in clocks)
+    def clear(c: _Condition, at: tuple[int, int]) -> bool:
+        low_end, high_start = (at[1], c.start) if c.start >= at[1] else (c.end, at[0])
+        return not any(low_end <= other < high_start for other, _ in clocks)
 
-    part_start, part_end = _part(low, start, end, begin)
-    candidates = [c for c in days if part_start <= c.start < part_end and clear(c)]
-    candidates = candidates or [c for c in days if clear(c)]
-    return (min(candidates, key=gap),) if candidates else ()
+    def nearest(at: tuple[int, int], among: Sequence[_Condition]) -> _Condition | None:
+        part_start, part_end = _part(low, start, end, at[0])
+        candidates = [c for c in among if part_start <= c.start < part_end and clear(c, at)]
+        candidates = candidates or [c for c in among if clear(c, at)]
+        return min(candidates, key=lambda c: gap(c, at)) if candidates else None
+
+    others = [span for span in clocks if span != tuple(value)]
+    claimed = {id(c) for span in others if (c := nearest(span, days)) is not None}
+    own = [c for c in days if id(c) not in claimed]
+    found = nearest(value, own) if own else None
+    found = found or nearest(value, days)
+    return (found,) if found is not None else ()
 
 
 class _ScopeReader(_PhraseReader):

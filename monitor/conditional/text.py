@@ -25,6 +25,9 @@ _FIRST_NUMBER = re.compile(r"[^\w:：]*?([0-9]+)")
 _COUNTED = re.compile(rf"(?<![.,:])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
 _LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
 _LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
+# Persian writes a word's parts apart with a zero-width non-joiner ("نشانی‌های", "می‌شوند"); typed
+# text often has a space or nothing there: read as a space, so words split the same way in both
+_LOWER[0x200C] = " "
 _ACCENTS = {
     code: base
     for code in _LATIN
@@ -35,8 +38,9 @@ _COUNT = "count:"  # the unit prefix of counted things: "count:lan" for "20 lầ
 
 
 def lower(text: str) -> str:
-    """Lower-case, digit-normalized ``text`` of the same length as ``nfc(text)``; accents kept, so the
-    packs' markers stay apart ("mỗi" each, "mọi" every)."""
+    """Lower-case, digit-normalized ``text`` of the same length as ``nfc(text)``, a zero-width
+    non-joiner read as a space; accents kept, so the packs' markers stay apart ("mỗi" each, "mọi"
+    every)."""
     return fold_digits(nfc(text)).translate(_LOWER)
 
 

@@ -68,6 +68,7 @@ class _Vocabulary:
         self.free = _matcher(packs, lambda p: p.free, inflected=True)
         self.universal = _matcher(packs, lambda p: p.universal)
         self.everyone = _matcher(packs, lambda p: p.everyone)
+        self.clock_before = _matcher(packs, lambda p: p.clock_before)
         self.answer_markers = _matcher(packs, lambda p: [*p.answer_markers, *p.if_markers, *p.then_markers])
         self.equivalents = tuple(
             tuple(" ".join(fold(form).split()) for form in group)

@@ -124,3 +124,35 @@ def test_an_answer_in_another_writing_is_matched_by_meaning(
     # the refund's minimum fee, which holds for everyone, is the sentence it speaks of
     refund = "Trả vé trước 48 giờ mất phí 5%, tối thiểu 20 tệ."
     assert not across.check("phi tra ve", refund, RAIL_ZH).findings
+
+
+# Tiers and billing periods each language names ("Gold VIP", "VIP Vàng" for "黄金VIP"; "包年" and "yearly
+# plan" for "年卡"): a question or answer naming the case in its own language carries it
+VIDEO_ZH = "【退款】月度会员开通后7天内可申请退款；年卡会员开通后15天内可申请退款。"
+TIERS = [
+    ("包年的多久内能退", "15天内可以申请退款。", VIDEO_ZH, False),
+    ("can i get a refund on my yearly plan", "Within 15 days of starting it.", VIDEO_ZH, False),
+    ("hoàn tiền gói năm trong bao lâu", "Trong vòng 15 ngày.", VIDEO_ZH, False),
+    ("多久内能退款", "15天内可以申请退款。", VIDEO_ZH, True),  # the annual members' window told to all
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), TIERS)
+def test_tiers_and_billing_periods_across_languages(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("SVIP支持4K和杜比视界。", []),
+        ("Super VIP streams in 4K.", []),
+        ("xem 4K được không", []),
+        ("phí ship 4k nhé", [("4000", "VND")]),  # a price in thousands is still one
+        ("phí 4k, cọc 20k", [("4000", "VND"), ("20000", "VND")]),
+    ],
+)
+def test_a_video_resolution_is_no_price(text: str, read: list[tuple[str, str]]) -> None:
+    assert [(str(q.value), q.unit) for q in NumericRules.load().extract(text)] == read

@@ -1,6 +1,6 @@
-"""The unseen simulated domains (airline, gym, appliance, streaming, and the sealed vet, carrental, school
-and hotel): each domain file loads alone and with its held-out test wordings, generates valid traffic,
-and never shares a sentence with its test file (tests/data/simulate/FORMAT.md)."""
+"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy, and the sealed vet,
+carrental, school and hotel): each domain file loads alone and with its held-out test wordings, generates
+valid traffic, and never shares a sentence with its test file (tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ DOMAINS = [
     Unseen("school", "vi", 11, 24, frozenset({"vi", "en", "zh"})),  # Trung tâm Anh ngữ Sao Việt (sealed)
     Unseen("hotel", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Lanting Hotels & Suites (sealed)
     Unseen("streaming", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 星河视频 (Xinghe Video)
+    Unseen("pharmacy", "fa", 12, 24, frozenset({"fa", "en", "vi"})),  # داروخانه آنلاین مهرسا (Mehrsa)
 ]
 
 
