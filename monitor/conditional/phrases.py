@@ -423,7 +423,8 @@ class _PhraseReader:
             if word in self.vocabulary.general_words:
                 return match.end(), set()
             if word in self.vocabulary.stopwords:
-                if words and not (word in self.vocabulary.plurals and between.isspace() and len(between) == 1):
+                apart = word in self.vocabulary.plurals and between == " "  # "نشانی‌های" read with a space
+                if words and not apart:
                     break  # the name ends where the clause goes on: "khu vực miền Bắc | được giao"
                 continue  # a plural written apart goes on with its word ("نشانی‌های داخل تهران")
             words.append(word)

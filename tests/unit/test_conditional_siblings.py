@@ -5,7 +5,8 @@ A policy often sets a case apart by its subject alone, with no tier word or "onl
 change fee is X. Saver Plus fares change for Y." The check now reads such a sentence as a *sibling case*
 of the one before it (same topic, same unit, another value) and names the case by the words before its
 value that the first sentence lacks. The policies here are written for these tests (a ferry line, a
-bike-share scheme, a language school, a courier), not taken from the simulator.
+bike-share scheme, a language school, a courier, a rail line, a video service, a pharmacy), not
+taken from the simulator.
 """
 
 from __future__ import annotations
@@ -156,3 +157,32 @@ def test_tiers_and_billing_periods_across_languages(
 )
 def test_a_video_resolution_is_no_price(text: str, read: list[tuple[str, str]]) -> None:
     assert [(str(q.value), q.unit) for q in NumericRules.load().extract(text)] == read
+
+
+# Persian text, as a Persian pharmacy writes it (written for these tests)
+HOURS_FA = (
+    "چت مشاوره در اپ شنبه تا پنجشنبه از ۹ صبح تا ۱۱ شب و جمعه‌ها و تعطیلات رسمی از ۱۱ صبح تا ۵ عصر پاسخگوست."
+)
+TEHRAN_FA = (
+    "فقط برای نشانی‌های داخل محدوده شهر تهران: سفارش‌هایی که تا ساعت ۱۴ ثبت شوند ظرف ۱۲ ساعت تحویل "
+    "داده می‌شوند. ارسال به سایر شهرها ۴ روز طول می‌کشد."
+)
+SENIORS_FA = "مشتریان ۶۵ سال به بالا ۱۰ درصد تخفیف می‌گیرند. مشتریان جدید در اولین سفارش ۵ درصد تخفیف می‌گیرند."
+PERSIAN = [
+    # a day set after a clock range that the next range's is: Saturday to Thursday is the first range's
+    ("ساعت کاری چت", "شنبه تا پنجشنبه ۹ صبح تا ۱۱ شب؛ جمعه‌ها ۱۱ صبح تا ۵ عصر.", HOURS_FA, False),
+    ("ساعت کاری چت", "هر روز از ۹ صبح تا ۱۱ شب پاسخگو هستیم.", HOURS_FA, True),
+    # "تا ساعت ۱۴ سفارش" is 2 pm, not 14 orders; the scope's name goes on past a plural written apart
+    ("کی میرسه", "در محدوده شهر تهران اگر تا ساعت ۱۴ سفارش بدهید، ظرف ۱۲ ساعت می‌رسد.", TEHRAN_FA, False),
+    ("کی میرسه", "ظرف ۱۲ ساعت تحویل می‌گیرید.", TEHRAN_FA, True),
+    # "۶۷ سالمه" (I am 67) is an age on the threshold's side
+    ("۶۷ سالمه، تخفیف دارید؟", "ده درصد تخفیف می‌گیرید.", SENIORS_FA, False),
+    ("تخفیف دارید؟", "ده درصد تخفیف می‌گیرید.", SENIORS_FA, True),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), PERSIAN)
+def test_persian_hours_times_and_ages(
+    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
+) -> None:
+    assert flagged(rules, question, answer, chunk) is expected
