@@ -59,6 +59,8 @@ DOMAINS = {
     "carrental": DATA / "carrental.domain.json",
     "streaming": DATA / "streaming.domain.json",
     "pharmacy": DATA / "pharmacy.domain.json",
+    "school": DATA / "school.domain.json",
+    "hotel": DATA / "hotel.domain.json",
 }
 
 
