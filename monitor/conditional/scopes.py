@@ -49,11 +49,8 @@ def _days_of(
         candidates = candidates or [c for c in among if clear(c, at)]
         return min(candidates, key=lambda c: gap(c, at)) if candidates else None
 
-    others = [span for span in clocks if span != tuple(value)]
-    claimed = {id(c) for span in others if (c := nearest(span, days)) is not None}
-    own = [c for c in days if id(c) not in claimed]
-    found = nearest(value, own) if own else None
-    found = found or nearest(value, days)
+    claimed = {nearest(span, days) for span in clocks if span != value}
+    found = nearest(value, [c for c in days if c not in claimed]) or nearest(value, days)
     return (found,) if found is not None else ()
 
 

@@ -64,12 +64,9 @@ def tokens(text: str, endings: Sequence[str] = ("s",)) -> set[str]:
     """Content-word keys of folded ``text``: words (also without an inflection ending of the packs: a
     plural's "s", Persian "ان", "ه"), Chinese character pairs and whole numbers ("65")."""
     keys: set[str] = set(_NUMBER.findall(text))
-    for run in _TOKEN.findall(text):
-        if "\u3400" <= run[0] <= "\u9fff":
-            keys.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
-        else:
-            keys.add(run)
-            keys.update(stems(run, endings))
+    for key in ordered_tokens(text):
+        keys.add(key)
+        keys.update(stems(key, endings))  # a Chinese pair is too short to shed an ending
     return keys
 
 

@@ -138,13 +138,6 @@ TIERS = [
 ]
 
 
-@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), TIERS)
-def test_tiers_and_billing_periods_across_languages(
-    rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
-) -> None:
-    assert flagged(rules, question, answer, chunk) is expected
-
-
 @pytest.mark.parametrize(
     ("text", "read"),
     [
@@ -181,8 +174,8 @@ PERSIAN = [
 ]
 
 
-@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), PERSIAN)
-def test_persian_hours_times_and_ages(
+@pytest.mark.parametrize(("question", "answer", "chunk", "expected"), [*TIERS, *PERSIAN])
+def test_tiers_periods_and_persian_cases(
     rules: ConditionalRules, question: str, answer: str, chunk: str, expected: bool
 ) -> None:
     assert flagged(rules, question, answer, chunk) is expected
