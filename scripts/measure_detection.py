@@ -61,6 +61,8 @@ DOMAINS = {
     "pharmacy": DATA / "pharmacy.domain.json",
     "school": DATA / "school.domain.json",
     "hotel": DATA / "hotel.domain.json",
+    "courier": DATA / "courier.domain.json",
+    "utility": DATA / "utility.domain.json",
 }
 
 

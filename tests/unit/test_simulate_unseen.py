@@ -1,6 +1,7 @@
 """The unseen simulated domains (airline, gym, appliance, streaming, pharmacy, and the sealed vet,
-carrental, school and hotel): each domain file loads alone and with its held-out test wordings, generates
-valid traffic, and never shares a sentence with its test file (tests/data/simulate/FORMAT.md)."""
+carrental, school, hotel, courier and utility): each domain file loads alone and with its held-out
+test wordings, generates valid traffic, and never shares a sentence with its test file
+(tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ DOMAINS = [
     Unseen("hotel", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Lanting Hotels & Suites (sealed)
     Unseen("streaming", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 星河视频 (Xinghe Video)
     Unseen("pharmacy", "fa", 12, 24, frozenset({"fa", "en", "vi"})),  # داروخانه آنلاین مهرسا (Mehrsa)
+    Unseen("courier", "vi", 12, 24, frozenset({"vi", "en", "zh"})),  # Giao Nhanh Việt (sealed)
+    Unseen("utility", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Northgate Energy & Water (sealed)
 ]
 
 
