@@ -3,6 +3,10 @@ correct answers flagged, per domain (tests/data/simulate/FORMAT.md splits: train
 file, dev and test its variant files). One JSON line per domain:
 
     .venv/bin/python scripts/measure_conditional_traffic.py --split test --seed 7321
+    .venv/bin/python scripts/measure_conditional_traffic.py --split train --e5 --domain streaming
+
+``--e5`` gives the check the local multilingual e5, as the daemon does (answers in another writing
+than the policy are matched by meaning); a last line sums the domains.
 
 Only the check's own verdict counts here (no judge, no other flag); scripts/measure_detection.py gives
 the whole pipeline's figures.
@@ -22,6 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from measure_detection import DOMAINS, variants  # noqa: E402
 
 from monitor.conditional import ConditionalRules  # noqa: E402
+from monitor.embeddings import LocalE5Embedder  # noqa: E402
 from monitor.numeric import NumericRules  # noqa: E402
 from monitor.simulate import SimConfig, generate  # noqa: E402
 
@@ -31,9 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("train", "dev", "test"), default="dev")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--count", type=int, default=600)
+    parser.add_argument("--domain", action="append", choices=sorted(DOMAINS), help="default: all")
+    parser.add_argument("--e5", action="store_true", help="with the local e5 embedder, as the daemon")
     args = parser.parse_args(argv)
-    rules = ConditionalRules.load(NumericRules.load())
+    rules = ConditionalRules.load(NumericRules.load(), embedder=LocalE5Embedder() if args.e5 else None)
+    total = dict.fromkeys(("correct", "correct_flagged", "conditional_as_general", "conditional_flagged"), 0)
     for domain, source in DOMAINS.items():
+        if args.domain and domain not in args.domain:
+            continue
         variant = variants(domain, args.split)
         if args.split != "train" and variant is None:
             continue
@@ -50,21 +60,20 @@ def main(argv: list[str] | None = None) -> int:
             key = "correct" if kind is None else "conditional_as_general"
             counts[key] += 1
             counts["correct_flagged" if kind is None else "conditional_flagged"] += flagged
-        print(
-            json.dumps(
-                {
-                    "domain": domain,
-                    "split": args.split,
-                    "seed": args.seed,
-                    **counts,
-                    "conditional_recall": round(
-                        counts["conditional_flagged"] / max(counts["conditional_as_general"], 1), 3
-                    ),
-                    "correct_flagged_rate": round(counts["correct_flagged"] / max(counts["correct"], 1), 3),
-                }
-            )
-        )
+        head = {"domain": domain, "split": args.split, "seed": args.seed}
+        print(json.dumps({**head, **counts, **_rates(counts)}))
+        total = {key: total[key] + counts[key] for key in total}
+    print(json.dumps({"domain": "all", "split": args.split, "seed": args.seed, **total, **_rates(total)}))
     return 0
+
+
+def _rates(counts: dict[str, int]) -> dict[str, float]:
+    """Conditional answers flagged, and correct answers flagged, as shares."""
+    wrong = max(counts["conditional_as_general"], 1)
+    return {
+        "conditional_recall": round(counts["conditional_flagged"] / wrong, 4),
+        "correct_flagged_rate": round(counts["correct_flagged"] / max(counts["correct"], 1), 4),
+    }
 
 
 if __name__ == "__main__":

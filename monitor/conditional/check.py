@@ -79,6 +79,7 @@ FREE = "free"  # the unit of a price stated without a number ("miễn phí", "sh
 
 _AGE = "year"  # the numeric rules' unit of "70周岁", "65 years", "۷۰ ساله"
 _WORD_START = re.compile(r"(?<!\w)\w")
+_RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 đến ", "16至": a range's start
 # topic words the best qualified sentence must share with the answer's clause to be the one it speaks
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
@@ -303,14 +304,18 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
 
         def holds(statement: _Statement) -> bool:
             named = [c for c in statement.conditions if c.kind in _NAMED and carried(c, statement)]
+            bounds = [c for c in statement.conditions if c.kind in _DEFINING and carried(c, statement)]
 
             def kept(condition: _Condition) -> bool:
                 # an age or bound that only says who the named group is ("students aged 16 to 25",
-                # "children under 12") is carried with the group's name
-                return carried(condition, statement) or (
-                    condition.kind in _DEFINING
-                    and any(_defines(condition, group, statement.chunk) for group in named)
-                )
+                # "children under 12") is carried with the group's name, and the name with it ("10%
+                # for people 65+" of "Seniors: customers aged 65 and over ... 10%")
+                chunk = statement.chunk
+                if carried(condition, statement):
+                    return True
+                if condition.kind in _DEFINING:
+                    return any(_defines(condition, group, chunk) for group in named)
+                return condition.kind in _NAMED and any(_defines(bound, condition, chunk) for bound in bounds)
 
             return _all_carried(statement.conditions, kept)
 
@@ -556,6 +561,14 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         if clocks:  # "từ 7 giờ đến 17 giờ" is opening hours, not two durations
             found = [f for f in found if not any(s < f[1] and f[0] < e for s, e, _ in clocks)] + clocks
         found += self._ages(text, [(start, end) for start, end, _ in found])
+        low = lower(text)
+        found += [
+            first
+            for start, _, quantity in found
+            if quantity.unit == _AGE
+            for first in self._range_start(low, nfc(text), start)
+            if not any(s < first[1] and first[0] < e for s, e, _ in found)
+        ]
         folded = fold(text)
         taken = [(start, end) for start, end, _ in found]
         surface = nfc(text)
@@ -613,6 +626,19 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             if read is not None:
                 out.append((start, end, Quantity(read[0], _AGE, surface[start:end])))
         return out
+
+    def _range_start(self, low: str, surface: str, start: int) -> list[tuple[int, int, Quantity]]:
+        """The first age of a range that ends at ``start`` ("16-24 tuổi", "aged 16 to 25", "16至24周岁"):
+        an age too, though only the last number stands by the age word."""
+        before = low[max(0, start - 24) : start]
+        joined = _RANGE_END.search(before)
+        if joined is None or self.vocabulary.ranges.fullmatch(joined.group(2).strip()) is None:
+            return []
+        begin = start - len(before) + joined.start(1)
+        read = self.numeric.number_at(low[begin:start])
+        if read is None:
+            return []
+        return [(begin, begin + read[1], Quantity(read[0], _AGE, surface[begin : begin + read[1]]))]
 
     def _analyse(self, context: str) -> tuple[_Statement, ...]:
         """Every value of one chunk with the conditions bound to it (cached per chunk text)."""

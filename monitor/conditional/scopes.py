@@ -14,6 +14,8 @@ from monitor.numeric import Quantity
 from monitor.numeric.model import json_number
 
 _LABEL = re.compile(r"\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s*$")  # a section label clause: "DT-3.", "SP-2."
+_SECTION = re.compile(r"^\s*[^\W\d_]{1,6}[-‐]?\d+[.:)]?\s+")  # a section label opening a part: "SB-2 "
+_GLUED = re.compile(r"[^\W\d_]+$")  # a word right before a tier, no space between: "超级" of "超级vip"
 # a clause opening with a heading ("【分期免息】", "[Refunds]", "## Refunds"): a new section begins
 _HEADING = re.compile(r"\s*(?:【[^】\n]{1,20}】|\[[^\]\n]{1,30}\]|#{1,6}\s)")
 
@@ -103,16 +105,33 @@ class _ScopeReader(_PhraseReader):
     ) -> tuple[_Condition, ...]:
         """The conditions a clause hands on to the next ones: a scope it sets without stating a value
         of its own ("The following applies only to Gold cardholders.", "Premium subscribers:")."""
-        scopes = [c for c in conditions if c.kind == "scope" or (c.kind == "group" and not c.soft)]
+        label = low[start:end].rstrip().endswith((":", "："))
+        scopes = [
+            c
+            for c in conditions
+            if c.kind == "scope"
+            or (c.kind == "group" and not c.soft and (label or self._names_who(low, start, end, c)))
+        ]
         if not scopes:
             return ()
-        if not values or low[start:end].rstrip().endswith(":"):
+        if not values or label:
             return tuple(scopes)
         # "Quyền lợi sau chỉ áp dụng cho học viên gói 12 tháng.": a value naming the scope, and a word
         # pointing at what follows ("sau", "following", "以下")
         if self.vocabulary.carry_markers.search(low, start, end) is None:
             return ()
         return tuple(c for c in scopes if c.kind == "scope")
+
+    def _names_who(self, low: str, start: int, end: int, group: _Condition) -> bool:
+        """Whether a group names who the clauses after it speak of: a group noun with its qualifier, or a
+        tier word opening its part ("SVIP专享以下权益"); a tier word after other words qualifies them
+        ("با پیک ویژه و کیف خنک", with a special courier: the courier's class, nobody's tier)."""
+        tier = self.vocabulary.tiers.match(low, group.start, group.end)
+        if tier is None or tier.end() != group.end:
+            return True
+        part_start, _ = _part(low, start, end, group.start)
+        before = _SECTION.sub("", low[part_start : group.start])  # "SB-2 超级": after a section's label
+        return not _GLUED.sub("", before).strip(_LEADING)  # "超级VIP": a word glued to the tier is its name
 
     def _bound(
         self, low: str, start: int, end: int, position: int, conditions: Sequence[_Condition]

@@ -1,0 +1,111 @@
+"""Conditional check, fourth round: words that only look like conditions.
+
+Each case comes from a kind of false flag the unseen domains' train wordings showed (streaming,
+pharmacy, gym): a deadline inside an "if" clause is the condition's own term, not a value under it; a
+group defined by an age is named by that age; the first age of a range is an age too; a tier word after
+another noun is that thing's class ("a special courier"), nobody's tier; a preposition is no group's
+name. The policies are written for these tests (a pharmacy, a clinic, a video service, a florist), not
+taken from the simulator; each has its hard positive beside it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.conditional import ConditionalRules
+from monitor.numeric import NumericRules
+
+PRICE_GUARANTEE_FA = (
+    "تضمین قیمت: اگر ظرف ۴۸ ساعت پس از خرید، قیمت همان کالا در فروشگاه کاهش یابد، مابه‌التفاوت به "
+    "کیف پول شما برگردانده می‌شود."
+)
+PRICE_GUARANTEE_EN = (
+    "Price promise: if within 48 hours of purchase the price of the same item drops, we refund the "
+    "difference. Members of the Bloom Club get 96 hours."
+)
+SENIORS_FA = (
+    "تخفیف سالمندان: مشتریان ۶۰ سال به بالا با ثبت کد ملی، ۸ درصد تخفیف روی داروهای بدون نسخه دارند. "
+    "سایر مشتریان ۳ درصد تخفیف می‌گیرند."
+)
+STUDENTS_ZH = "学生会员每月15元，仅限年满18周岁且不超过26周岁的全日制在校学生。普通会员每月30元。"
+COLD_CHAIN_FA = (
+    "داروهای یخچالی فقط به سه شهر تهران، تبریز و رشت ارسال می‌شوند، با پیک ویژه و کیف خنک. این سفارش‌ها "
+    "ظرف ۵ ساعت تحویل می‌شوند. ارسال عادی ۲ روز کاری طول می‌کشد."
+)
+SUPER_TIER_ZH = "SB-2 超级VIP专享权益。超级VIP离线缓存上限为300集；普通会员上限为50集。"
+INVOICE_ZH = (
+    "会员订单可在支付后90天内，于「会员中心—订单」开具电子发票，发票将在2个工作日内发送至邮箱。"
+    "退款5个工作日内到账。"
+)
+
+
+@pytest.fixture(scope="module")
+def rules() -> ConditionalRules:
+    return ConditionalRules.load(NumericRules.load())
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "context"),
+    [
+        # "if within 48 hours ... the price drops": what the condition says, not a value under it
+        (
+            "age gheymat kam beshe pool pas midin?",
+            "تا ۴۸ ساعت بعد از خرید؛ مابه‌التفاوت به کیف پول برمی‌گردد.",
+            PRICE_GUARANTEE_FA,
+        ),
+        (
+            "price drop after i buy?",
+            "If the price drops within 48 hours, we refund the difference.",
+            PRICE_GUARANTEE_EN,
+        ),
+        # a group defined by an age is named by the age, said either way
+        ("۶۵ سالمه، تخفیف دارید؟", "۸ درصد روی داروهای بدون نسخه، با ثبت کد ملی.", SENIORS_FA),
+        ("takhfif baraye afrad bala 60?", "۸٪ برای افراد ۶۰+ روی داروهای بدون نسخه.", SENIORS_FA),
+        # an age range states both its ends: "18-26 tuổi" is the students' condition
+        ("dieu kien hoi vien sinh vien", "Sinh viên chính quy 18-26 tuổi, 15 tệ mỗi tháng.", STUDENTS_ZH),
+        # "with a special courier": the courier's class, not a tier the customer must hold
+        (
+            "chand saat tool mikeshe insulin beresad?",
+            "فقط تهران، تبریز و رشت؛ ظرف ۵ ساعت تحویل می‌شود.",
+            COLD_CHAIN_FA,
+        ),
+        # "于「会员中心」": a place to do it, no group named "于"
+        ("发票多久能到", "支付后90天内申请，2个工作日内发到邮箱。", INVOICE_ZH),
+    ],
+)
+def test_words_that_only_look_like_conditions_pass(
+    rules: ConditionalRules, question: str, answer: str, context: str
+) -> None:
+    assert rules.check(question, answer, [context]).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "context"),
+    [
+        # the members' longer promise told to everyone is still the exception stated as general
+        ("price drop after i buy?", "You have 96 hours to claim the difference.", PRICE_GUARANTEE_EN),
+        # the seniors' discount told to a customer who gives no age
+        ("takhfif darid?", "۸ درصد تخفیف روی داروهای بدون نسخه می‌گیرید.", SENIORS_FA),
+        # the students' price told to everyone
+        ("hoi vien bao nhieu tien 1 thang", "Hội viên 15 tệ mỗi tháng.", STUDENTS_ZH),
+        # a tier opening its clause after a section label still scopes what follows ("超级VIP专享权益。")
+        ("离线缓存能存几集", "离线缓存上限为300集。", SUPER_TIER_ZH),
+    ],
+)
+def test_the_exceptions_beside_them_are_still_found(
+    rules: ConditionalRules, question: str, answer: str, context: str
+) -> None:
+    assert rules.check(question, answer, [context]).findings
+
+
+def test_the_first_age_of_a_range_is_an_age(rules: ConditionalRules) -> None:
+    ages = {
+        text: sorted(float(q.value) for q in rules._quantities(text) if q.unit == "year")
+        for text in ("16-24 tuổi", "từ 16 đến 24 tuổi", "16至24周岁", "aged 18 to 26 years old")
+    }
+    assert ages == {
+        "16-24 tuổi": [16.0, 24.0],
+        "từ 16 đến 24 tuổi": [16.0, 24.0],
+        "16至24周岁": [16.0, 24.0],
+        "aged 18 to 26 years old": [18.0, 26.0],
+    }
