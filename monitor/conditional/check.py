@@ -79,10 +79,12 @@ FREE = "free"  # the unit of a price stated without a number ("miễn phí", "sh
 
 _AGE = "year"  # the numeric rules' unit of "70周岁", "65 years", "۷۰ ساله"
 _WORD_START = re.compile(r"(?<!\w)\w")
+_LABELLED = re.compile(r"(?<!\w)[^\W\d_]{1,6}[-‐]$")  # a section label's letters before its number: "CL-"
 _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 đến ", "16至": a range's start
 # topic words the best qualified sentence must share with the answer's clause to be the one it speaks
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
+_RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
 _SIBLINGS = 1  # sentences before a statement where a sibling case's other value may stand
 _SIBLING_SHARED = 0.5  # share of the smaller topic two sibling sentences have in common
@@ -92,6 +94,31 @@ _SIBLING_KEYS = 2  # the words of a sibling's subject that name its case
 _KEYED = frozenset({"if", "scope", "except"})  # a clause marker's window of words, not a name
 _NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
 _DEFINING = frozenset({"if", "threshold"})  # an age or bound that may only define such a group
+
+
+def _restated(
+    statements: list[_Statement], at: Sequence[int], inner: Sequence[tuple[int, int]]
+) -> list[_Statement]:
+    """``statements`` where a bracket restating the value just before it ("شبانه‌روزی (۲۴ ساعته)",
+    "48 hours (2 days)") holds under that value's conditions: it is the same statement, said again."""
+    out = list(statements)
+    for index, statement in enumerate(statements):
+        span = next(((a, b) for a, b in inner if a <= at[index] < b), None)
+        if span is None or statement.conditions:
+            continue
+        before = [
+            j
+            for j, position in enumerate(at)
+            if position < span[0] and not any(a <= position < b for a, b in inner)
+        ]
+        if before:
+            prior = statements[max(before, key=lambda j: at[j])]
+            if (
+                prior.amount == statement.amount
+                and span[0] - at[max(before, key=lambda j: at[j])] <= _RESTATED
+            ):
+                out[index] = replace(statement, conditions=prior.conditions)
+    return out
 
 
 def _alike(one: frozenset[str], other: frozenset[str]) -> bool:
@@ -495,8 +522,11 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         "运费30元（凭学生证15元）". Its words are the condition of the bracket's value."""
         before = [q for s, e, q in found if e <= begin and not low[e:begin].strip(" (（[")]
         kind = self.vocabulary.kind
-        if not before or not any(kind(q.unit) == kind(before[-1].unit) for _, _, q in here):
-            return []
+        if not before or not any(
+            kind(q.unit) == kind(before[-1].unit) and (q.value, q.unit) != (before[-1].value, before[-1].unit)
+            for _, _, q in here
+        ):
+            return []  # no other value of its kind: the bracket restates it ("شبانه‌روزی (۲۴ ساعته)")
         rest = _blank(low, [(s, e) for s, e, _ in here])[begin:stop]
         words = [w for w in _TOKEN.findall(rest) if self.vocabulary.content(w)]
         keys = self._keys(words)
@@ -584,6 +614,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             word = match.group(2)
             if word in self.vocabulary.stopwords or self._clock_time(folded, match.start()):
                 continue
+            if _LABELLED.search(folded, max(0, match.start() - 8), match.start()):
+                continue  # "CL-3 مشاوره": a section's label, not 3 consultations
             try:
                 value = parse_number(match.group(1))
             except ValueError:
@@ -711,7 +743,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
             last = range(first, len(out)) if len(out) > first else last
             clause_of += [number] * (len(out) - len(clause_of))
-        out = self._contrasted_cases(out, clause_of)
+        out = self._contrasted_cases(_restated(out, at, inner), clause_of)
         return tuple(self._sibling_cases(out, clause_of, at, clauses, low))
 
     def _sibling_cases(

@@ -109,8 +109,7 @@ class _ScopeReader(_PhraseReader):
         scopes = [
             c
             for c in conditions
-            if c.kind == "scope"
-            or (c.kind == "group" and not c.soft and (label or self._names_who(low, start, end, c)))
+            if c.kind == "scope" or (c.kind == "group" and not c.soft and self._names_who(low, start, end, c))
         ]
         if not scopes:
             return ()
@@ -131,7 +130,18 @@ class _ScopeReader(_PhraseReader):
             return True
         part_start, _ = _part(low, start, end, group.start)
         before = _SECTION.sub("", low[part_start : group.start])  # "SB-2 超级": after a section's label
-        return not _GLUED.sub("", before).strip(_LEADING)  # "超级VIP": a word glued to the tier is its name
+        before = _GLUED.sub("", before)  # "超级VIP": a word glued to the tier is its name
+        while (earlier := self._tier_before(before)) is not None:  # "Super Gold": tiers name it together
+            before = before[:earlier]
+        return not before.strip(_LEADING)
+
+    def _tier_before(self, text: str) -> int | None:
+        """Where a tier word ending ``text`` starts, None when none ends it."""
+        stripped = text.rstrip()
+        for match in self.vocabulary.tiers.finditer(stripped):
+            if match.end() == len(stripped):
+                return match.start()
+        return None
 
     def _bound(
         self, low: str, start: int, end: int, position: int, conditions: Sequence[_Condition]

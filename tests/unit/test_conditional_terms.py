@@ -32,6 +32,13 @@ COLD_CHAIN_FA = (
     "داروهای یخچالی فقط به سه شهر تهران، تبریز و رشت ارسال می‌شوند، با پیک ویژه و کیف خنک. این سفارش‌ها "
     "ظرف ۵ ساعت تحویل می‌شوند. ارسال عادی ۲ روز کاری طول می‌کشد."
 )
+PHARMACIST_FA = (
+    "CL-3 مشاوره ویژه طلایی: اعضای باشگاه طلایی به‌صورت شبانه‌روزی (۲۴ ساعته، هفت روز هفته) به چت داروساز "
+    "دسترسی دارند. سایر مشتریان از ساعت ۸ تا ۲۲ پاسخ می‌گیرند."
+)
+FREE_SHIPPING_FA = (
+    "ارسال رایگان برای سفارش‌های بالای ۶۰۰ هزار تومان. اعضای باشگاه طلایی: ارسال رایگان از ۲۰۰ هزار تومان."
+)
 SUPER_TIER_ZH = "SB-2 超级VIP专享权益。超级VIP离线缓存上限为300集；普通会员上限为50集。"
 INVOICE_ZH = (
     "会员订单可在支付后90天内，于「会员中心—订单」开具电子发票，发票将在2个工作日内发送至邮箱。"
@@ -71,6 +78,9 @@ def rules() -> ConditionalRules:
         ),
         # "于「会员中心」": a place to do it, no group named "于"
         ("发票多久能到", "支付后90天内申请，2个工作日内发到邮箱。", INVOICE_ZH),
+        # the gold members named in Vietnamese or in Finglish carry the Persian policy's "طلایی"
+        ("freeship tu bao nhieu", "Thành viên Vàng được miễn phí ship từ 200 nghìn toman.", FREE_SHIPPING_FA),
+        ("ozv e talaei ersal majani az chand?", "از دویست هزار تومان به بالا.", FREE_SHIPPING_FA),
     ],
 )
 def test_words_that_only_look_like_conditions_pass(
@@ -90,12 +100,20 @@ def test_words_that_only_look_like_conditions_pass(
         ("hoi vien bao nhieu tien 1 thang", "Hội viên 15 tệ mỗi tháng.", STUDENTS_ZH),
         # a tier opening its clause after a section label still scopes what follows ("超级VIP专享权益。")
         ("离线缓存能存几集", "离线缓存上限为300集。", SUPER_TIER_ZH),
+        # a bracket restating the gold members' round-the-clock hours holds for them alone too
+        ("pharmacist chat hours?", "A pharmacist answers 24 hours a day.", PHARMACIST_FA),
+        ("ersal majani az chand?", "ارسال رایگان از ۲۰۰ هزار تومان است.", FREE_SHIPPING_FA),
     ],
 )
 def test_the_exceptions_beside_them_are_still_found(
     rules: ConditionalRules, question: str, answer: str, context: str
 ) -> None:
     assert rules.check(question, answer, [context]).findings
+
+
+def test_a_section_labels_number_is_no_count(rules: ConditionalRules) -> None:
+    assert rules._quantities("CL-3 مشاوره دارویی") == []
+    assert [q.text for q in rules._quantities("Gói 3 buổi tập")] == ["3 buổi"]
 
 
 def test_the_first_age_of_a_range_is_an_age(rules: ConditionalRules) -> None:
