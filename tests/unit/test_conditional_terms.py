@@ -39,6 +39,9 @@ PHARMACIST_FA = (
 FREE_SHIPPING_FA = (
     "ارسال رایگان برای سفارش‌های بالای ۶۰۰ هزار تومان. اعضای باشگاه طلایی: ارسال رایگان از ۲۰۰ هزار تومان."
 )
+PLANS_ZH = (
+    "会员价格：连续包月每月25元、单月购买30元、年卡每年248元。新用户首次开通连续包月可享受7天免费试用。"
+)
 SUPER_TIER_ZH = "SB-2 超级VIP专享权益。超级VIP离线缓存上限为300集；普通会员上限为50集。"
 INVOICE_ZH = (
     "会员订单可在支付后90天内，于「会员中心—订单」开具电子发票，发票将在2个工作日内发送至邮箱。"
@@ -81,6 +84,10 @@ def rules() -> ConditionalRules:
         # the gold members named in Vietnamese or in Finglish carry the Persian policy's "طلایی"
         ("freeship tu bao nhieu", "Thành viên Vàng được miễn phí ship từ 200 nghìn toman.", FREE_SHIPPING_FA),
         ("ozv e talaei ersal majani az chand?", "از دویست هزار تومان به بالا.", FREE_SHIPPING_FA),
+        # a renewal said monthly states the monthly plan, in any language
+        ("how much is vip", "It is 25 yuan a month on auto-renewal, 30 yuan for a single month.", PLANS_ZH),
+        ("vip gia bao nhieu", "Gia hạn hàng tháng 25 tệ, mua 1 tháng 30 tệ, gói năm 248 tệ.", PLANS_ZH),
+        ("free trial?", "The free trial is 7 days when you first start monthly auto-renewal.", PLANS_ZH),
     ],
 )
 def test_words_that_only_look_like_conditions_pass(
@@ -103,6 +110,9 @@ def test_words_that_only_look_like_conditions_pass(
         # a bracket restating the gold members' round-the-clock hours holds for them alone too
         ("pharmacist chat hours?", "A pharmacist answers 24 hours a day.", PHARMACIST_FA),
         ("ersal majani az chand?", "ارسال رایگان از ۲۰۰ هزار تومان است.", FREE_SHIPPING_FA),
+        # the monthly plan's price with no plan named
+        ("how much is vip", "VIP costs 25 yuan a month.", PLANS_ZH),
+        ("free trial?", "The free trial is 7 days.", PLANS_ZH),
     ],
 )
 def test_the_exceptions_beside_them_are_still_found(
