@@ -6,6 +6,7 @@ import copy
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from monitor.conditional.statements import _Condition
 from monitor.conditional.text import _COUNT, _Amount, _has, stems, tokens
@@ -131,7 +132,15 @@ class _Carried:
         # a label that lists cases ("冰箱、洗衣机、电视: 3年", "Flex and Student members") is carried by
         # any one of them, whole
         items = [i.strip(" ,，;") for i in self.vocabulary.folded_unions.split(condition.phrase)]
-        return len(items) > 1 and any(len(item) > 1 and asked.holds(item) for item in items)
+        if len(items) < 2:
+            return False
+        if any(len(item) > 1 and asked.holds(item) for item in items):
+            return True
+        # or by one named in another language ("fridge" for "冰箱、洗衣机、电视: 3年")
+        goods = self.vocabulary.equivalents_and_goods
+        return any(
+            self._equivalent(replace(condition, phrase=item), asked, goods) for item in items if len(item) > 1
+        )
 
     def _on_side(self, condition: _Condition, stated: Iterable[_Amount]) -> bool:
         """Whether a value the question states stands on the condition's side of its term: "I'm 75"

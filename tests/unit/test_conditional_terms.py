@@ -42,6 +42,12 @@ FREE_SHIPPING_FA = (
 PLANS_ZH = (
     "会员价格：连续包月每月25元、单月购买30元、年卡每年248元。新用户首次开通连续包月可享受7天免费试用。"
 )
+HOURS_EN = "Opening hours: Monday to Friday 6am to 9pm; weekends 8am to 4pm."
+FIRST_YEAR_ZH = "PLUS会员年费每年99元；新用户首次开通仅限首年69元。"
+WARRANTY_ZH = (
+    "【保修期限】各品类整机保修期如下：\n小家电（电饭煲、吸尘器等）：1年\n冰箱、洗衣机、电视：3年\n空调：6年\n"
+    "金卡会员购买的冰箱、洗衣机、电视，整机保修期延长至5年。"
+)
 SUPER_TIER_ZH = "SB-2 超级VIP专享权益。超级VIP离线缓存上限为300集；普通会员上限为50集。"
 INVOICE_ZH = (
     "会员订单可在支付后90天内，于「会员中心—订单」开具电子发票，发票将在2个工作日内发送至邮箱。"
@@ -88,6 +94,18 @@ def rules() -> ConditionalRules:
         ("how much is vip", "It is 25 yuan a month on auto-renewal, 30 yuan for a single month.", PLANS_ZH),
         ("vip gia bao nhieu", "Gia hạn hàng tháng 25 tệ, mua 1 tháng 30 tệ, gói năm 248 tệ.", PLANS_ZH),
         ("free trial?", "The free trial is 7 days when you first start monthly auto-renewal.", PLANS_ZH),
+        # weekdays, first years and goods named in another language than the policy
+        ("几点开门", "平日6am至9pm，周末8am至4pm。", HOURS_EN),
+        (
+            "PLUS bao nhieu",
+            "Người dùng mới đăng ký lần đầu trả 69 tệ cho năm đầu, sau đó 99 tệ/năm.",
+            FIRST_YEAR_ZH,
+        ),
+        (
+            "warranty on a new fridge?",
+            "A 3-year warranty on the whole fridge, counted from delivery.",
+            WARRANTY_ZH,
+        ),
     ],
 )
 def test_words_that_only_look_like_conditions_pass(
@@ -113,6 +131,10 @@ def test_words_that_only_look_like_conditions_pass(
         # the monthly plan's price with no plan named
         ("how much is vip", "VIP costs 25 yuan a month.", PLANS_ZH),
         ("free trial?", "The free trial is 7 days.", PLANS_ZH),
+        ("几点开门", "每天6am至9pm。", HOURS_EN),
+        ("PLUS bao nhieu", "PLUS 69 tệ mỗi năm.", FIRST_YEAR_ZH),
+        ("warranty on a kettle?", "Kettles have a 3-year warranty.", WARRANTY_ZH),
+        ("warranty?", "3 years on everything.", WARRANTY_ZH),
     ],
 )
 def test_the_exceptions_beside_them_are_still_found(
