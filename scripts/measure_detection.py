@@ -63,6 +63,8 @@ DOMAINS = {
     "hotel": DATA / "hotel.domain.json",
     "courier": DATA / "courier.domain.json",
     "utility": DATA / "utility.domain.json",
+    "dental": DATA / "dental.domain.json",
+    "tuition": DATA / "tuition.domain.json",
 }
 
 

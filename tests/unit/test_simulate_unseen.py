@@ -1,7 +1,7 @@
 """The unseen simulated domains (airline, gym, appliance, streaming, pharmacy, and the sealed vet,
-carrental, school, hotel, courier and utility): each domain file loads alone and with its held-out
-test wordings, generates valid traffic, and never shares a sentence with its test file
-(tests/data/simulate/FORMAT.md)."""
+carrental, school, hotel, courier, utility, dental and tuition): each domain file loads alone and
+with its held-out test wordings, generates valid traffic, and never shares a sentence with its test
+file (tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ DOMAINS = [
     Unseen("pharmacy", "fa", 12, 24, frozenset({"fa", "en", "vi"})),  # داروخانه آنلاین مهرسا (Mehrsa)
     Unseen("courier", "vi", 12, 24, frozenset({"vi", "en", "zh"})),  # Giao Nhanh Việt (sealed)
     Unseen("utility", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Northgate Energy & Water (sealed)
+    Unseen("dental", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 皓齿口腔 Haochi Dental (sealed)
+    Unseen("tuition", "fa", 12, 24, frozenset({"fa", "en", "zh"})),  # آموزشگاه نوآوران (sealed)
 ]
 
 
