@@ -106,18 +106,16 @@ def _restated(
         span = next(((a, b) for a, b in inner if a <= at[index] < b), None)
         if span is None or statement.conditions:
             continue
-        before = [
+        outside = [
             j
             for j, position in enumerate(at)
             if position < span[0] and not any(a <= position < b for a, b in inner)
         ]
-        if before:
-            prior = statements[max(before, key=lambda j: at[j])]
-            if (
-                prior.amount == statement.amount
-                and span[0] - at[max(before, key=lambda j: at[j])] <= _RESTATED
-            ):
-                out[index] = replace(statement, conditions=prior.conditions)
+        if not outside:
+            continue
+        nearest = max(outside, key=lambda j: at[j])  # the value right before the bracket
+        if statements[nearest].amount == statement.amount and span[0] - at[nearest] <= _RESTATED:
+            out[index] = replace(statement, conditions=statements[nearest].conditions)
     return out
 
 
