@@ -584,23 +584,21 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         return list(dict.fromkeys(q for _, _, q in self._found(text)))
 
     def _found(self, text: str) -> list[tuple[int, int, Quantity]]:
+        low, surface, folded = lower(text), nfc(text), fold(text)  # each once: this runs on every trace
         found = self.numeric.locate(text)
-        clocks = self.vocabulary.clock.ranges(lower(text))
+        clocks = self.vocabulary.clock.ranges(low)
         if clocks:  # "từ 7 giờ đến 17 giờ" is opening hours, not two durations
             found = [f for f in found if not any(s < f[1] and f[0] < e for s, e, _ in clocks)] + clocks
-        found += self._ages(text, [(start, end) for start, end, _ in found])
-        low = lower(text)
+        found += self._ages(low, surface, [(start, end) for start, end, _ in found])
         found += [
             first
             for start, _, quantity in found
             if quantity.unit == _AGE
-            for first in self._range_start(low, nfc(text), start)
+            for first in self._range_start(low, surface, start)
             if not any(s < first[1] and first[0] < e for s, e, _ in found)
         ]
-        folded = fold(text)
         taken = [(start, end) for start, end, _ in found]
-        surface = nfc(text)
-        for match in self.vocabulary.free.finditer(lower(text)):  # a price without a number
+        for match in self.vocabulary.free.finditer(low):  # a price without a number
             if match.start() > 0 and text[match.start() - 1] in "-‐":
                 continue  # "interest-free", "sugar-free": without that thing, no price of nothing
             if not any(start < match.end() and match.start() < end for start, end in taken):
@@ -618,8 +616,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 value = parse_number(match.group(1))
             except ValueError:
                 continue
-            surface = nfc(text)[match.start() : match.end()]
-            found.append((match.start(), match.end(), Quantity(value, f"{_COUNT}{word}", surface)))
+            counted = Quantity(value, f"{_COUNT}{word}", surface[match.start() : match.end()])
+            found.append((match.start(), match.end(), counted))
         return sorted(found, key=lambda item: item[0])
 
     def _clock_time(self, folded: str, start: int) -> bool:
@@ -628,10 +626,13 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         before = folded[max(0, start - 16) : start].rstrip()
         return any(m.end() == len(before) for m in self.vocabulary.clock_before.finditer(before))
 
-    def _ages(self, text: str, taken: Sequence[tuple[int, int]]) -> list[tuple[int, int, Quantity]]:
+    def _ages(
+        self, low: str, surface: str, taken: Sequence[tuple[int, int]]
+    ) -> list[tuple[int, int, Quantity]]:
         """Ages a bare number states by a word beside it, in years: after an age marker ("年满七十",
-        "aged 65", "aged over 65") or before an age word ("sáu mươi tuổi", "60 tuổi")."""
-        v, low, surface = self.vocabulary, lower(text), nfc(text)
+        "aged 65", "aged over 65") or before an age word ("sáu mươi tuổi", "60 tuổi"); ``low`` and
+        ``surface`` are the text's ``lower`` and ``nfc`` forms."""
+        v = self.vocabulary
         spans: list[tuple[int, int]] = []
         for match in v.ages_before.finditer(low):
             start = match.end() + len(low[match.end() :]) - len(low[match.end() :].lstrip())
