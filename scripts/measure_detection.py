@@ -65,6 +65,9 @@ DOMAINS = {
     "utility": DATA / "utility.domain.json",
     "dental": DATA / "dental.domain.json",
     "tuition": DATA / "tuition.domain.json",
+    "cinema": DATA / "cinema.domain.json",
+    "coworking": DATA / "coworking.domain.json",
+    "furniture": DATA / "furniture.domain.json",
 }
 
 

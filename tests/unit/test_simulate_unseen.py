@@ -1,5 +1,5 @@
 """The unseen simulated domains (airline, gym, appliance, streaming, pharmacy, and the sealed vet,
-carrental, school, hotel, courier, utility, dental and tuition): each domain file loads alone and
+carrental, school, hotel, courier, utility, dental, tuition, cinema, coworking and furniture): each domain file loads alone and
 with its held-out test wordings, generates valid traffic, and never shares a sentence with its test
 file (tests/data/simulate/FORMAT.md)."""
 
@@ -41,6 +41,9 @@ DOMAINS = [
     Unseen("utility", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Northgate Energy & Water (sealed)
     Unseen("dental", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 皓齿口腔 Haochi Dental (sealed)
     Unseen("tuition", "fa", 12, 24, frozenset({"fa", "en", "zh"})),  # آموزشگاه نوآوران (sealed)
+    Unseen("cinema", "zh", 24, 34, frozenset({"zh", "en", "fa"})),  # 光影影城 Guangying Cinemas (sealed)
+    Unseen("coworking", "vi", 13, 22, frozenset({"vi", "en", "zh"})),  # WorkNest (sealed)
+    Unseen("furniture", "en", 11, 25, frozenset({"en", "fa", "vi"})),  # Maple & Oak Home (sealed)
 ]
 
 
