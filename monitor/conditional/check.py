@@ -48,6 +48,7 @@ from monitor.conditional.text import (
     _ACCENTS,
     _COUNT,
     _COUNTED,
+    _HAN_COUNTED,
     _TOKEN,
     _Amount,
     _blank,
@@ -91,6 +92,7 @@ _SIBLING_SHARED = 0.5  # share of the smaller topic two sibling sentences have i
 _SIBLING_KEYS = 2  # the words of a sibling's subject that name its case
 
 
+_GOODS = frozenset({"post", "class"})  # conditions that may name a class of goods ("for OTC products")
 _KEYED = frozenset({"if", "scope", "except"})  # a clause marker's window of words, not a name
 _NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
 _DEFINING = frozenset({"if", "threshold"})  # an age or bound that may only define such a group
@@ -117,6 +119,19 @@ def _restated(
         if statements[nearest].amount == statement.amount and span[0] - at[nearest] <= _RESTATED:
             out[index] = replace(statement, conditions=statements[nearest].conditions)
     return out
+
+
+def _full_names(statements: Sequence[_Statement], text: str) -> str:
+    """The full names of the groups ``text`` calls by a short name the chunks give them in brackets
+    ("SVIP" of "超级VIP（SVIP）"), one per line, to read as if written out."""
+    words = tokens(fold(text), ())
+    names = {
+        " ".join(sorted(condition.keys))
+        for statement in statements
+        for condition in statement.conditions
+        if condition.kind == "group" and any(name in words for name in condition.short_names)
+    }
+    return "".join(f"\n{name}" for name in sorted(names))
 
 
 def _alike(one: frozenset[str], other: frozenset[str]) -> bool:
@@ -175,8 +190,10 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         statements = [s for context in contexts for s in self._statements(context)]
         asked_about = self._quantities(question)
         endings, plurals = self.vocabulary.endings, self.vocabulary.plurals
+        # a short name one chunk gives a group ("超级VIP（SVIP）") names it in every chunk
+        named, told = _full_names(statements, question), _full_names(statements, answer)
         asked = _Asked(
-            fold(f"{question}\n{answer}"),
+            fold(f"{question}\n{answer}{named}{told}"),
             # every value the answer names carries a condition, denied or not ("不满300,000越南盾")
             [(q.value, q.unit) for q in [*self._quantities(answer), *asked_about]],
             [q.unit for q in asked_about],
@@ -184,7 +201,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             plurals,
         )
         asked.universal = self.vocabulary.universal.search(lower(answer)) is not None
-        asked.answer = _Asked(fold(answer), [(q.value, q.unit) for q in said], (), endings, plurals)
+        asked.answer = _Asked(fold(answer + told), [(q.value, q.unit) for q in said], (), endings, plurals)
         asked.question = _Asked(
             fold(question), [(q.value, q.unit) for q in asked_about], (), endings, plurals
         )
@@ -315,6 +332,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             if hedged and hedged != statement.script and condition.kind in _CLAUSE_KINDS:
                 return True
             if writing and writing != statement.script and condition.kind in _CASE_KINDS and contrasted:
+                return True
+            if condition.kind in _GOODS and self._common(condition, statement, statements):
                 return True
             if not self._carried(condition, asked):
                 return False
@@ -553,6 +572,23 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         keys = condition.keys - shared
         return keys if keys and keys != condition.keys else None
 
+    def _common(self, condition: _Condition, statement: _Statement, statements: Sequence[_Statement]) -> bool:
+        """Whether a class of goods is what the value and the general case (another value of the kind,
+        on the same topic, in another clause, under no condition) both speak of: "for non-prescription
+        products" beside "non-prescription products can be returned within 7 days" sets neither apart.
+        A class described in several words, not one name ("vé Eco Flex"), which a sentence may state
+        without the check reading it as a case."""
+        kind = self.vocabulary.kind(statement.amount[1])
+        return len(condition.keys) > 1 and any(
+            condition.keys <= s.topic
+            for s in statements
+            if not s.conditions
+            and s.amount != statement.amount
+            and s.clause != statement.clause
+            and self.vocabulary.kind(s.amount[1]) == kind
+            and self._same_topic(s, statement)
+        )
+
     def _same_topic(self, one: _Statement, other: _Statement) -> bool:
         """Whether two statements speak of the same thing: two content words in common, besides the
         words of their values ("ngày", "days")."""
@@ -618,7 +654,28 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 continue
             counted = Quantity(value, f"{_COUNT}{word}", surface[match.start() : match.end()])
             found.append((match.start(), match.end(), counted))
+        found += self._han_counts(folded, surface, [(start, end) for start, end, _ in found])
         return sorted(found, key=lambda item: item[0])
+
+    def _han_counts(
+        self, folded: str, surface: str, taken: Sequence[tuple[int, int]]
+    ) -> list[tuple[int, int, Quantity]]:
+        """Counts written in Chinese numerals ("最多四台设备", "邀请三位家人"): the numeric packs read the
+        numerals, the measure word after them is the counted thing, as after digits."""
+        out = []
+        for match in _HAN_COUNTED.finditer(folded):
+            numerals, word = match.group(1), match.group(2)
+            stopwords = self.vocabulary.stopwords
+            if numerals == "一" or numerals in stopwords or match.group() in stopwords:
+                continue
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            read = self.numeric.number_at(numerals)
+            if read is None or read[1] != len(numerals):
+                continue
+            counted = Quantity(read[0], f"{_COUNT}{word}", surface[match.start() : match.end()])
+            out.append((match.start(), match.end(), counted))
+        return out
 
     def _clock_time(self, folded: str, start: int) -> bool:
         """Whether the number at ``start`` is a time of day by the word before it ("تا ساعت ۱۶ سفارش"
@@ -718,8 +775,10 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 if general or any(c.kind != "threshold" for c in conditions):
                     carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
                 clocks = [(s, e) for s, e, q in here if q.unit == CLOCK]
+                starts = [s for s, _, _ in here]
                 for position, finish, quantity in here:
-                    bound = (*(self._bound(text, begin, stop, position, conditions) or carried), *noted)
+                    bound = self._bound(text, begin, stop, position, conditions, starts) or carried
+                    bound = (*bound, *noted)
                     if position in rows:
                         bound = rows[position].govern(bound)
                     if quantity.unit == CLOCK:

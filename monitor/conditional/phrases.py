@@ -26,6 +26,9 @@ from monitor.conditional.text import (
 )
 from monitor.conditional.vocabulary import _Vocabulary
 
+# the Chinese word glued before a tier that names it ("超级" of "超级VIP"): the tier alone ("VIP") names
+# every level of it
+_GLUED_NAME = re.compile(r"[\u3400-\u9fff]{2}$")
 _ITEM_MARKS = frozenset("、")  # the enumeration comma: what stands between the items of a list
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
 _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
@@ -119,8 +122,12 @@ class _PhraseReader:
                 out.append(condition)
         for match in v.tiers.finditer(low, start, end):
             tier_keys = frozenset(self._keys([match.group()]))
+            begin = match.start()
+            glued = _GLUED_NAME.search(low, max(start, begin - 2), begin)
+            if glued is not None and not self._glued_word(glued.group()):
+                begin, tier_keys = glued.start(), frozenset({glued.group() + match.group()})
             tier = _Condition(
-                "group", match.start(), match.end(), tier_keys, phrase=match.group().translate(_ACCENTS)
+                "group", begin, match.end(), tier_keys, phrase=low[begin : match.end()].translate(_ACCENTS)
             )
             if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
                 out.append(tier)
@@ -153,7 +160,46 @@ class _PhraseReader:
                     continue
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
+        out = self._named_again(low, start, end, out, values)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _named_again(
+        self,
+        low: str,
+        start: int,
+        end: int,
+        conditions: list[_Condition],
+        values: Sequence[tuple[int, int]],
+    ) -> list[_Condition]:
+        """A bracket right after a group that states no value names that group again ("超级VIP（SVIP）")
+        or what it includes ("黄金VIP（含学生会员）"): another name of the group, no condition of its own."""
+        out = list(conditions)
+        for match in _PAREN.finditer(low, start, end):
+            a, b = match.start(1), match.end(1)
+            if any(a <= s < b for s, _ in values):
+                continue
+            named: list[_Condition] = []  # the groups naming it together ("黄金" and "VIP" of "黄金VIP")
+            edge = match.start()
+            for c in sorted(out, key=lambda c: -c.end):
+                if c.kind == "group" and c.end <= edge and not low[c.end : edge].strip():
+                    named.append(c)
+                    edge = c.start
+            if not named:
+                continue
+            inside = [c for c in out if a <= c.start < b and c.kind in ("group", "class")]
+            names = {k for c in inside for k in c.keys}
+            short = _TOKEN.fullmatch(low[a:b].strip())  # a short name of its own: "SVIP", "OTC"
+            shorts: frozenset[str] = frozenset()
+            if short is not None and len(short.group()) <= 12:
+                shorts = frozenset({short.group().translate(_ACCENTS)})
+            if not names and not shorts:
+                continue
+            out = [c for c in out if c not in inside]
+            for group in named:
+                aliases = group.aliases | group.keys | names | shorts
+                short_names = group.short_names | shorts
+                out[out.index(group)] = replace(group, aliases=aliases, short_names=short_names)
+        return out
 
     def _names_case(self, low: str, start: int, end: int) -> bool:
         """Whether what a universal quantifier names holds a tier or a threshold ("凡年卡会员", "凡一次性
@@ -430,6 +476,11 @@ class _PhraseReader:
             words.append(word)
             stop = match.end()
         return stop, self._keys(words)
+
+    def _glued_word(self, word: str) -> bool:
+        """Whether a word is a tier, group or stopword of its own (not a name glued to a tier)."""
+        v = self.vocabulary
+        return any(m.search(word) for m in (v.tiers, v.groups)) or any(w in word for w in v.stopwords)
 
     def _keys(self, words: Sequence[str]) -> set[str]:
         """A condition's keys: its tier words when it names one, else its content words."""

@@ -144,9 +144,16 @@ class _ScopeReader(_PhraseReader):
         return None
 
     def _bound(
-        self, low: str, start: int, end: int, position: int, conditions: Sequence[_Condition]
+        self,
+        low: str,
+        start: int,
+        end: int,
+        position: int,
+        conditions: Sequence[_Condition],
+        values: Sequence[int] = (),
     ) -> tuple[_Condition, ...]:
-        """The conditions of a clause that govern the value at ``position`` (see the module docstring)."""
+        """The conditions of a clause that govern the value at ``position`` (see the module docstring);
+        ``values``: where the clause's values start."""
         part_start, part_end = _part(low, start, end, position)
         general_part = self.vocabulary.general.search(low, part_start, part_end) is not None
         inside = [c for c in conditions if part_start <= c.start < part_end]
@@ -189,9 +196,12 @@ class _ScopeReader(_PhraseReader):
             c for c in conditions if c.kind == "threshold" and c in inside and not c.start <= position < c.end
         ]
         # "Over $50, shipping is free", "满3000元的，可选12期免息": a threshold alone in its part (no value
-        # but its own term) governs the part right after it
+        # but its own term) governs the part right after it; one in a part with a value of its own
+        # ("ارسال رایگان ... برای سفارش‌های بالای ۲۰۰ هزار تومان، و مهلت مرجوعی ۳۰ روز") is that value's
         bound += [
-            c for c in conditions if c.kind == "threshold" and self._leads(low, start, end, c, part_start)
+            c
+            for c in conditions
+            if c.kind == "threshold" and self._leads(low, start, end, c, part_start, values)
         ]
         groups = [c for c in inside if c.kind == "group"]
         before = [c for c in conditions if c.kind == "group" and c.start < position]
@@ -201,13 +211,17 @@ class _ScopeReader(_PhraseReader):
         return tuple(bound)
 
     @staticmethod
-    def _leads(low: str, start: int, end: int, threshold: _Condition, part_start: int) -> bool:
-        """Whether a threshold stands alone in the comma part just before the one at ``part_start``."""
+    def _leads(
+        low: str, start: int, end: int, threshold: _Condition, part_start: int, values: Sequence[int] = ()
+    ) -> bool:
+        """Whether a threshold stands alone in the comma part just before the one at ``part_start``: no
+        digit and no value ("free") in that part but its own term."""
         if threshold.start >= part_start:
             return False
         begin, stop = _part(low, start, end, threshold.start)
         rest = low[begin : threshold.start] + low[threshold.end : stop]
-        return len(low[stop:part_start].strip()) <= 1 and not any(ch.isdigit() for ch in rest)
+        own = any(begin <= v < stop and not threshold.start <= v < threshold.end for v in values)
+        return len(low[stop:part_start].strip()) <= 1 and not any(ch.isdigit() for ch in rest) and not own
 
     def _with_terms(
         self, low: str, condition: _Condition, values: Sequence[tuple[int, int, Quantity]]

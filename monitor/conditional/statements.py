@@ -32,6 +32,9 @@ class _Condition:
     # another name written in brackets beside the qualifier ("Platinum card (白金卡) holders",
     # "مشترکین قراردادی (دائمی)"): any one of these keys carries the condition too
     aliases: frozenset[str] = frozenset()
+    # a short name the chunk gives it in brackets ("SVIP" of "超级VIP（SVIP）"): it names the group in
+    # the other chunks too (``ConditionalRules.check``)
+    short_names: frozenset[str] = frozenset()
     # a case only where a neighbouring sentence states another value of the unit ("Trên các chặng
     # quốc tế, em bé trả 20%" after "... trả 10%"): else a preposition that says where, not which case
     contrast: bool = False

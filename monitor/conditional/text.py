@@ -23,6 +23,10 @@ _TOKEN = re.compile(rf"[{_HAN}]+|[^\W\d_{_HAN}]+")
 _NUMBER = re.compile(r"[0-9]+")
 _FIRST_NUMBER = re.compile(r"[^\w:：]*?([0-9]+)")
 _COUNTED = re.compile(rf"(?<![.,:])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{_HAN}]|[^\W\d_{_HAN}]+)")
+# a count in Chinese numerals before its measure word ("四台设备", "三位家人", "四百集"); not an ordinal
+# ("第三"), and "一" alone is mostly a word's part ("一起", "统一"), not a count
+_NUMERALS = "〇零一二两兩三四五六七八九十百千万萬"
+_HAN_COUNTED = re.compile(rf"(?<![{_NUMERALS}第])([{_NUMERALS}]+)(?![{_NUMERALS}])([{_HAN}])")
 _LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
 _LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
 # Persian writes a word's parts apart with a zero-width non-joiner ("نشانی‌های", "می‌شوند"); typed

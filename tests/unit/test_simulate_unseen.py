@@ -1,7 +1,7 @@
 """The unseen simulated domains (airline, gym, appliance, streaming, pharmacy, and the sealed vet,
-carrental, school, hotel, courier, utility, dental, tuition, cinema, coworking and furniture): each domain file loads alone and
-with its held-out test wordings, generates valid traffic, and never shares a sentence with its test
-file (tests/data/simulate/FORMAT.md)."""
+carrental, school, hotel, courier, utility, dental, tuition, cinema, coworking and furniture): each
+domain file loads alone and with its held-out test wordings, generates valid traffic, and never shares
+a sentence with its test file (tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
