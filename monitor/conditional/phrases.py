@@ -160,8 +160,34 @@ class _PhraseReader:
                     continue
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
-        out = self._named_again(low, start, end, out, values)
+        out = self._named_again(low, start, end, self._joined_tiers(low, out), values)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _joined_tiers(self, low: str, conditions: list[_Condition]) -> list[_Condition]:
+        """Two tier words in a row are one name, the first qualifying the second ("黄金VIP", "Gold
+        VIP"): carried by the qualifier ("黄金会员"), not by the second word every tier shares."""
+        out: list[_Condition] = []
+        for condition in sorted(conditions, key=lambda c: c.start):
+            last = out[-1] if out else None
+            if (
+                last is not None
+                and last.kind == condition.kind == "group"
+                and 0 <= condition.start - last.end <= 1
+                and not low[last.end : condition.start].strip()
+                and self._tier(low, last)
+                and self._tier(low, condition)
+            ):
+                phrase = low[last.start : condition.end].translate(_ACCENTS)
+                keys, aliases = last.keys | condition.keys, last.aliases | condition.aliases
+                out[-1] = replace(last, end=condition.end, keys=keys, phrase=phrase, aliases=aliases)
+                continue
+            out.append(condition)
+        return out
+
+    def _tier(self, low: str, condition: _Condition) -> bool:
+        """Whether a condition is a tier word and nothing more ("黄金", "VIP", "超级VIP")."""
+        match = self.vocabulary.tiers.search(low, condition.start, condition.end)
+        return match is not None and match.end() == condition.end
 
     def _named_again(
         self,

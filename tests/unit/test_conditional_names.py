@@ -51,6 +51,8 @@ SUPER_TIER_PARTS_ZH = [
     "QY-2. 钻石会员专享权益。钻石会员同一时间最多五台设备同时播放；离线缓存上限为三百集。"
     "QY-1. 普通会员离线缓存上限为五十集。"
 ]
+# two tier words in a row are one name ("黄金VIP"): the customer's "黄金会员" names it
+GOLD_TIER_ZH = ["QX-3. 黄金VIP最高可观看1080P蓝光清晰度，普通会员最高720P。"]
 HOTLINE_ZH = ["KF-1 客服热线每天上午9点至下午6点，节假日照常服务；app在线客服24小时在线。"]
 
 
@@ -78,6 +80,7 @@ def rules() -> ConditionalRules:
         ("same-day in Leeds how fast", "In Leeds, same-day parcels arrive within 4 hours.", SAME_DAY_EN),
         ("钻石会员能缓存几集", "钻石会员可以缓存三百集。", SUPER_TIER_PARTS_ZH),
         ("app客服几点", "app在线客服24小时在线。", HOTLINE_ZH),
+        ("黄金会员清晰度", "黄金会员最高1080P，建议网速10Mbps以上。", GOLD_TIER_ZH),
     ],
 )
 def test_named_cases_that_are_carried_pass(
@@ -106,6 +109,7 @@ def test_named_cases_that_are_carried_pass(
         ("how fast is same-day", "Same-day parcels arrive within 4 hours.", SAME_DAY_EN, "4 hours"),
         # the top tier's cache, after ";", told to everyone
         ("能缓存几集", "每个账号可以缓存300集。", SUPER_TIER_PARTS_ZH, "300集"),
+        ("清晰度多少", "最高可以看1080P。", GOLD_TIER_ZH, "1080P"),
     ],
 )
 def test_the_cases_they_name_are_still_found(
