@@ -168,6 +168,7 @@ class Lexicon:
     """Every pack merged: written form -> meaning tables, the compiled scanners, the ignore rules."""
 
     def __init__(self, packs: Iterable[Pack]) -> None:
+        packs = list(packs)
         self.units: dict[str, str] = {}
         self.prefixes: dict[str, str] = {}
         self.multipliers: dict[str, tuple[Decimal, str | None]] = {}
@@ -195,6 +196,12 @@ class Lexicon:
             *(u for _, u in self.multipliers.values() if u),
         }
         self._ignore = _IgnoreIndex(rules, known)
+        joins = sorted({key(w) for pack in packs for w in pack.model.range_words}, key=len, reverse=True)
+        words = "|".join(re.escape(w) for w in joins)
+        # a range's first number right before the quantity that ends it: "3-", "16 to ", "3至"
+        self.range_start = re.compile(
+            rf"(?<![\d.,:])(\d+(?:[.,]\d+)?)\s*(?:[-–~〜]|(?<![^\W\d_])(?:{words or '(?!)'}))\s*$"
+        )
 
     def unit_of(self, written: str) -> str:
         """Return the canonical unit of a unit form as matched by a scanner."""

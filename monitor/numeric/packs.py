@@ -127,6 +127,9 @@ class PackModel(_Strict):
     fractions: dict[Form, Annotated[Decimal, Field(gt=0, lt=1)]] = {}
     ignore: list[IgnoreModel] = []
     periods: dict[UnitId, PeriodModel] = {}
+    # words joining a range's two numbers ("3 đến 5 ngày", "16 to 25 years", "3至5个工作日", "۳ تا ۵ روز"):
+    # the first number has the unit written after the second; "-", "–", "~" join in every language
+    range_words: list[Form] = []
 
 
 def key(form: str) -> str:

@@ -111,6 +111,9 @@ class NumericRules:
             unsupported = [
                 quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
             ]
+        if unsupported:  # "4K" as the chunk writes it ("4K超高清"), however the packs read either
+            folded = [fold(nfc(context)) for context in contexts]
+            unsupported = [q for q in unsupported if not any(_written(q.text, chunk) for chunk in folded)]
         if self._periods.known and any(quantity.value == 1 for quantity in unsupported):
             # "一年保费1,200元" over "每年1,200元": a year is the period the chunk writes
             spans = {period for context in contexts for _, period in self._context_periods(context)}
@@ -208,7 +211,7 @@ class NumericRules:
         scanning goes on from where the quantity really ended.
         """
         ignored, memo = self._lexicon.ignored, self._amounts
-        position = 0
+        position = last = 0  # where the scan goes on; where the last quantity yielded ended
         while (match := scanner.search(text, position)) is not None:
             written = match.group()
             read = memo.get(written)
@@ -219,8 +222,14 @@ class NumericRules:
             amount, length = read
             start, end = match.start(), match.start() + length
             position = max(end, start + 1)
+            if _MINUTES.search(text, max(0, start - 3), start) is not None:
+                continue  # "9:00-18:00 ngày làm việc": the minutes of a time of day, not 0 days
             if amount is not None and not ignored(text, start, end, amount[1]):
+                first = self._lexicon.range_start.search(text, max(last, start - 24), start)
+                if first is not None:  # "3-5 ngày làm việc": 3 business days as well
+                    yield first.start(1), first.end(1), parse_number(first.group(1)), amount[1]
                 yield start, end, amount[0], amount[1]
+                last = end
 
     def _amount(self, match: re.Match[str]) -> _Read:
         """Read value and canonical unit from a scanner match (None for a bare number), and its length."""
@@ -294,3 +303,16 @@ def _conflicts(per_chunk: Sequence[frozenset[_Amount]], units: set[str]) -> tupl
         for unit, found in sorted(values.items())
         if len(found) > 1 and chunks[unit] > 1
     )
+
+
+_MINUTES = re.compile(r"\d[:：]$")  # a number right after "9:" is a clock's minutes
+
+
+def _written(quantity: str, chunk: str) -> bool:
+    """Whether a chunk writes the quantity as the answer does, not inside a longer number ("5 tuổi"
+    is not in "15 tuổi") or a longer unit ("5 ngày" is not in "5 ngày làm việc")."""
+    written = fold(nfc(quantity)).strip()
+    if not written:
+        return False
+    pattern = rf"(?<![\d.,]){re.escape(written)}(?![\d.,]?\d)(?![a-z]|\s+[^\W\d_])"
+    return re.search(pattern, chunk) is not None

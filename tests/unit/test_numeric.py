@@ -380,3 +380,22 @@ def test_a_kind_naming_an_unknown_unit_is_refused(tmp_path: Path) -> None:
     catalog.write_text(catalog.read_text(encoding="utf-8") + "  volume: [litre, gallon]\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="kinds.volume"):
         NumericRules.load(rules_dir)
+
+
+@pytest.mark.parametrize(
+    ("answer", "source", "flagged"),
+    [
+        # written as the chunk writes it, however a pack reads it ("4K" beside Chinese is no price)
+        ("Cao nhat 1080P, 4K chi danh cho SVIP.", "超级VIP最高支持4K超高清及杜比视界。", []),
+        # a range's first number stands in the chunk with its unit
+        ("Trẻ dưới 5 tuổi phải bay cùng người lớn.", "Trẻ từ 5 đến dưới 12 tuổi bay một mình.", []),
+        ("Refunds take 3 business days.", "Refunds take 3-5 business days.", []),
+        # but not inside a longer number or unit
+        ("Trẻ dưới 5 tuổi được miễn phí.", "Trẻ dưới 15 tuổi được giảm 10%.", ["5 tuổi"]),
+        ("Tiền về trong 5 ngày.", "Tiền về trong 5 ngày làm việc.", ["5 ngày"]),
+    ],
+)
+def test_written_as_the_chunk_writes_it_or_in_its_range(
+    rules: NumericRules, answer: str, source: str, flagged: list[str]
+) -> None:
+    assert [quantity.text for quantity in rules.check(answer, [source]).unsupported] == flagged
