@@ -94,6 +94,8 @@ _SIBLING_KEYS = 2  # the words of a sibling's subject that name its case
 
 
 _SEMICOLONS = (";", "；", "؛")
+_TIMES = frozenset({"x", "×"})  # the sign between a size's numbers
+_DIGIT_AFTER = re.compile(r"\s*\d")
 _GOODS = frozenset({"post", "class"})  # conditions that may name a class of goods ("for OTC products")
 _KEYED = frozenset({"if", "scope", "except"})  # a clause marker's window of words, not a name
 _NAMED = frozenset({"group", "row"})  # conditions that name who: "Students", "Gold cardholders:"
@@ -648,6 +650,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             word = match.group(2)
             if word in self.vocabulary.stopwords or self._clock_time(folded, match.start()):
                 continue
+            if word in _TIMES and _DIGIT_AFTER.match(folded, match.end()):
+                continue  # "56 x 36 x 23 cm": one size, not 56 things called "x"
             if _LABELLED.search(folded, max(0, match.start() - 8), match.start()):
                 continue  # "CL-3 مشاوره": a section's label, not 3 consultations
             try:

@@ -53,6 +53,11 @@ SUPER_TIER_PARTS_ZH = [
 ]
 # two tier words in a row are one name ("黄金VIP"): the customer's "黄金会员" names it
 GOLD_TIER_ZH = ["QX-3. 黄金VIP最高可观看1080P蓝光清晰度，普通会员最高720P。"]
+# a size's numbers ("56 x 36 x 23 cm") are one size, not things counted as "x"
+CARRY_ON_VI = [
+    "HL-1. Hành lý xách tay tối đa 7 kg, kích thước không quá 56 x 36 x 23 cm, được mang thêm 1 túi nhỏ "
+    "(không quá 40 x 30 x 10 cm). Hạng Thương gia được mang 2 kiện xách tay."
+]
 HOTLINE_ZH = ["KF-1 客服热线每天上午9点至下午6点，节假日照常服务；app在线客服24小时在线。"]
 
 
@@ -81,6 +86,7 @@ def rules() -> ConditionalRules:
         ("钻石会员能缓存几集", "钻石会员可以缓存三百集。", SUPER_TIER_PARTS_ZH),
         ("app客服几点", "app在线客服24小时在线。", HOTLINE_ZH),
         ("黄金会员清晰度", "黄金会员最高1080P，建议网速10Mbps以上。", GOLD_TIER_ZH),
+        ("xach tay may kg", "Tối đa 7 kg, cỡ không quá 56 x 36 x 23 cm, thêm 1 túi nhỏ.", CARRY_ON_VI),
     ],
 )
 def test_named_cases_that_are_carried_pass(
@@ -110,6 +116,7 @@ def test_named_cases_that_are_carried_pass(
         # the top tier's cache, after ";", told to everyone
         ("能缓存几集", "每个账号可以缓存300集。", SUPER_TIER_PARTS_ZH, "300集"),
         ("清晰度多少", "最高可以看1080P。", GOLD_TIER_ZH, "1080P"),
+        ("xach tay may kien", "Mỗi khách được mang 2 kiện xách tay.", CARRY_ON_VI, "2 kiện"),
     ],
 )
 def test_the_cases_they_name_are_still_found(
