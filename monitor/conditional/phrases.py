@@ -30,6 +30,7 @@ from monitor.conditional.vocabulary import _Vocabulary
 # every level of it
 _GLUED_NAME = re.compile(r"[\u3400-\u9fff]{2}$")
 _ITEM_MARKS = frozenset("、")  # the enumeration comma: what stands between the items of a list
+_PART_END = re.compile(r"[,，،]")  # the commas that end a part (the enumeration comma does not)
 _ROW_LABEL = re.compile(r"[^\d:：|｜]{0,40}[:：|｜]")
 _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a separator ends the label
 _RANGE_GAP = re.compile(r"\s*[^\W\d_]+\s*")  # a word between a range's end and its "đến": "14 ngày tuổi đến"
@@ -252,7 +253,28 @@ class _PhraseReader:
                 continue  # "On all flights, ...", "Trên các chuyến bị hủy, ...": no case, or an event
             phrase = low[match.start() : stop].translate(_ACCENTS)
             out.append(_Condition("if", match.start(), stop, frozenset(keys), phrase=phrase, contrast=True))
-        return out
+        listed = self._listed_case(low, start, end, values)
+        return out if listed is None else [*out, listed]
+
+    def _listed_case(
+        self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]
+    ) -> _Condition | None:
+        """A clause's first comma part that lists things and states no value ("冰箱、洗衣机、空调、电视等
+        大家电，购买期限放宽至180天"): the case of the values after it, carried by any one of them; kept
+        only where a neighbouring sentence gives the unit another value."""
+        part_start = start + len(low[start:end]) - len(low[start:end].lstrip(_LEADING))
+        comma = _PART_END.search(low, part_start, end)  # not "、": it stands between the items
+        part_end = comma.start() if comma is not None else end
+        text = low[part_start:part_end]
+        if part_end >= end or not any(mark in text for mark in _ITEM_MARKS):
+            return None
+        if any(part_start <= s < part_end for s, _ in values) or any(ch.isdigit() for ch in text):
+            return None
+        keys = tokens(text.translate(_ACCENTS), self.vocabulary.plurals)
+        if not keys:
+            return None
+        phrase = text.strip().translate(_ACCENTS)
+        return _Condition("if", part_start, part_end, frozenset(keys), phrase=phrase, contrast=True)
 
     def _postposed(
         self, low: str, start: int, end: int, values: Sequence[tuple[int, int]]

@@ -58,6 +58,10 @@ CARRY_ON_VI = [
     "HL-1. Hành lý xách tay tối đa 7 kg, kích thước không quá 56 x 36 x 23 cm, được mang thêm 1 túi nhỏ "
     "(không quá 40 x 30 x 10 cm). Hạng Thương gia được mang 2 kiện xách tay."
 ]
+# a clause opening with a list of goods and no value names the case of its value
+EXTENDED_WARRANTY_ZH = [
+    "YB-1 【延保】延保须在签收之日起60天内购买；冰箱、洗衣机、空调等大家电，购买期限放宽至120天。"
+]
 HOTLINE_ZH = ["KF-1 客服热线每天上午9点至下午6点，节假日照常服务；app在线客服24小时在线。"]
 
 
@@ -86,6 +90,7 @@ def rules() -> ConditionalRules:
         ("钻石会员能缓存几集", "钻石会员可以缓存三百集。", SUPER_TIER_PARTS_ZH),
         ("app客服几点", "app在线客服24小时在线。", HOTLINE_ZH),
         ("黄金会员清晰度", "黄金会员最高1080P，建议网速10Mbps以上。", GOLD_TIER_ZH),
+        ("冰箱延保多久内买", "冰箱可以在120天内买延保。", EXTENDED_WARRANTY_ZH),
         ("xach tay may kg", "Tối đa 7 kg, cỡ không quá 56 x 36 x 23 cm, thêm 1 túi nhỏ.", CARRY_ON_VI),
     ],
 )
@@ -117,6 +122,7 @@ def test_named_cases_that_are_carried_pass(
         ("能缓存几集", "每个账号可以缓存300集。", SUPER_TIER_PARTS_ZH, "300集"),
         ("清晰度多少", "最高可以看1080P。", GOLD_TIER_ZH, "1080P"),
         ("xach tay may kien", "Mỗi khách được mang 2 kiện xách tay.", CARRY_ON_VI, "2 kiện"),
+        ("延保多久内买", "延保须在签收后120天内购买。", EXTENDED_WARRANTY_ZH, "120天"),
     ],
 )
 def test_the_cases_they_name_are_still_found(
