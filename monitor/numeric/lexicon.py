@@ -200,7 +200,7 @@ class Lexicon:
         words = "|".join(re.escape(w) for w in joins)
         # a range's first number right before the quantity that ends it: "3-", "16 to ", "3至"
         self.range_start = re.compile(
-            rf"(?<![\d.,:])(\d+(?:[.,]\d+)?)\s*(?:[-–~〜]|(?<![^\W\d_])(?:{words or '(?!)'}))\s*$"
+            rf"(?<![\d:])(?<!\d[.,])(\d+(?:[.,]\d+)?)\s*(?:[-–~〜]|(?<![^\W\d_])(?:{words or '(?!)'}))\s*$"
         )
 
     def unit_of(self, written: str) -> str:

@@ -226,8 +226,10 @@ class NumericRules:
                 continue  # "9:00-18:00 ngày làm việc": the minutes of a time of day, not 0 days
             if amount is not None and not ignored(text, start, end, amount[1]):
                 first = self._lexicon.range_start.search(text, max(last, start - 24), start)
-                if first is not None:  # "3-5 ngày làm việc": 3 business days as well
-                    yield first.start(1), first.end(1), parse_number(first.group(1)), amount[1]
+                scale = _scale(written, amount[0])
+                if first is not None and scale is not None:  # "3-5 ngày làm việc": 3 business days too
+                    value = canonical(parse_number(first.group(1)) * scale)
+                    yield first.start(1), first.end(1), value, amount[1]
                 yield start, end, amount[0], amount[1]
                 last = end
 
@@ -316,3 +318,13 @@ def _written(quantity: str, chunk: str) -> bool:
         return False
     pattern = rf"(?<![\d.,]){re.escape(written)}(?![\d.,]?\d)(?![a-z]|\s+[^\W\d_])"
     return re.search(pattern, chunk) is not None
+
+
+def _scale(written: str, value: Decimal) -> Decimal | None:
+    """What the scale word of a quantity written with digits multiplies its number by ("2 triệu": a
+    million), for the first number of its range; None when it is not written with digits."""
+    digits = _LEADING_NUMBER.match(fold(written))
+    if digits is None:
+        return None
+    number = parse_number(digits.group())
+    return value / number if number else Decimal(1)
