@@ -669,9 +669,9 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         """Counts written in Chinese numerals ("最多四台设备", "邀请三位家人"): the numeric packs read the
         numerals, the measure word after them is the counted thing, as after digits."""
         out = []
+        stopwords = self.vocabulary.stopwords
         for match in _HAN_COUNTED.finditer(folded):
             numerals, word = match.group(1), match.group(2)
-            stopwords = self.vocabulary.stopwords
             if numerals == "一" or numerals in stopwords or match.group() in stopwords:
                 continue
             if any(start < match.end() and match.start() < end for start, end in taken):

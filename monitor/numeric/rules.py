@@ -54,6 +54,8 @@ class NumericRules:
         self._context_periods = cache(functools.partial(self._rated, scanner=self._lexicon.fast_scanner))
         self._context_all_periods = cache(functools.partial(self._rated, scanner=self._lexicon.scanner))
         self._amounts: dict[str, _Read] = {}  # matched text -> amount; the same "7 ngày" recurs
+        # each chunk as the scanners read it, for an answer quantity written as the chunk writes it
+        self._context_text = functools.lru_cache(maxsize=context_cache)(_normalized)
 
     @classmethod
     def load(
@@ -112,7 +114,7 @@ class NumericRules:
                 quantity for quantity in unsupported if (quantity.value, quantity.unit) not in full
             ]
         if unsupported:  # "4K" as the chunk writes it ("4K超高清"), however the packs read either
-            folded = [fold(nfc(context)) for context in contexts]
+            folded = [self._context_text(context) for context in contexts]
             unsupported = [q for q in unsupported if not any(_written(q.text, chunk) for chunk in folded)]
         if self._periods.known and any(quantity.value == 1 for quantity in unsupported):
             # "一年保费1,200元" over "每年1,200元": a year is the period the chunk writes
@@ -226,8 +228,8 @@ class NumericRules:
                 continue  # "9:00-18:00 ngày làm việc": the minutes of a time of day, not 0 days
             if amount is not None and not ignored(text, start, end, amount[1]):
                 first = self._lexicon.range_start.search(text, max(last, start - 24), start)
-                scale = _scale(written, amount[0])
-                if first is not None and scale is not None:  # "3-5 ngày làm việc": 3 business days too
+                # "3-5 ngày làm việc": 3 business days too
+                if first is not None and (scale := _scale(written, amount[0])) is not None:
                     value = canonical(parse_number(first.group(1)) * scale)
                     yield first.start(1), first.end(1), value, amount[1]
                 yield start, end, amount[0], amount[1]
@@ -320,10 +322,16 @@ def _written(quantity: str, chunk: str) -> bool:
     return re.search(pattern, chunk) is not None
 
 
+def _normalized(text: str) -> str:
+    """``text`` as the scanners read it."""
+    return fold(nfc(text))
+
+
 def _scale(written: str, value: Decimal) -> Decimal | None:
     """What the scale word of a quantity written with digits multiplies its number by ("2 triệu": a
-    million), for the first number of its range; None when it is not written with digits."""
-    digits = _LEADING_NUMBER.match(fold(written))
+    million), for the first number of its range; None when it is not written with digits. ``written``
+    is already normalized (the scanners' text)."""
+    digits = _LEADING_NUMBER.match(written)
     if digits is None:
         return None
     number = parse_number(digits.group())
