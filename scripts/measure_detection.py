@@ -68,6 +68,10 @@ DOMAINS = {
     "cinema": DATA / "cinema.domain.json",
     "coworking": DATA / "coworking.domain.json",
     "furniture": DATA / "furniture.domain.json",
+    "bookshop": DATA / "bookshop.domain.json",
+    "mobilevn": DATA / "mobilevn.domain.json",
+    "travelins": DATA / "travelins.domain.json",
+    "ebike": DATA / "ebike.domain.json",
 }
 
 

@@ -106,12 +106,12 @@ class Domain:
         return replace(self, intents=tuple(worded))
 
 
-def load_domain(name: str | Path, variants: Path | None = None) -> Domain:
+def load_domain(name: str | Path, variants: str | Path | None = None) -> Domain:
     """A packaged domain by name (banhang, telecom, insurer) or a domain file, optionally re-worded."""
     domain = _packaged(str(name)) if str(name) in PACKAGED else _from_file(Path(name))
     if variants is None:
         return domain
-    return domain.with_variants(_read(variants), str(variants))
+    return domain.with_variants(_read(Path(variants)), str(variants))
 
 
 @cache

@@ -37,7 +37,7 @@ class SimConfig:
     count: int = 1000
     seed: int = 0
     domain: str | Path = "banhang"
-    variants: Path | None = None
+    variants: str | Path | None = None
     mix: Mapping[str, float] | None = None  # None: the domain's default mix
     bad_deploy_at: int | None = None
     rollback_at: int | None = None

@@ -170,6 +170,15 @@ def test_variant_files_reword_every_intent_apart_from_training(variant: str) -> 
     assert questions and not questions & train_questions
 
 
+def test_file_paths_may_be_given_as_strings() -> None:
+    """A domain and its variant file named by plain strings load as Paths do (a caller scripting the
+    generator passed ``variants="....test.json"`` and got an AttributeError)."""
+    variant = DATA / "banhang.test.json"
+    as_paths = SimConfig(count=60, seed=4, domain="banhang", variants=variant, bad_deploy_at=30)
+    as_text = SimConfig(count=60, seed=4, domain="banhang", variants=str(variant), bad_deploy_at=30)
+    assert _traces(as_text) == _traces(as_paths)
+
+
 DOMAIN_FILES = sorted(p.name for p in DATA.glob("*.domain.json"))  # unseen domains: clinic, isp, bank
 
 

@@ -1,7 +1,8 @@
-"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy, and the sealed vet,
-carrental, school, hotel, courier, utility, dental, tuition, cinema, coworking and furniture): each
-domain file loads alone and with its held-out test wordings, generates valid traffic, and never shares
-a sentence with its test file (tests/data/simulate/FORMAT.md)."""
+"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet, carrental, school,
+hotel, courier, utility, dental, tuition, cinema, coworking and furniture, read once; and the sealed
+bookshop, mobilevn, travelins and ebike): each domain file loads alone and with its held-out test
+wordings, generates valid traffic, and never shares a sentence with its test file
+(tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -31,19 +32,23 @@ DOMAINS = [
     Unseen("airline", "vi", 16, 22, frozenset({"vi", "en", "zh", "fa"})),  # Sao Mai Airlines
     Unseen("gym", "en", 12, 24, frozenset({"en", "vi", "zh"})),  # Ironwood Fitness
     Unseen("appliance", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 优家电器
-    Unseen("vet", "en", 12, 24, frozenset({"en", "vi", "zh"})),  # Harborview Veterinary Group (sealed)
-    Unseen("carrental", "zh", 12, 24, frozenset({"zh", "en", "fa"})),  # 云途租车 (sealed)
-    Unseen("school", "vi", 11, 24, frozenset({"vi", "en", "zh"})),  # Trung tâm Anh ngữ Sao Việt (sealed)
-    Unseen("hotel", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Lanting Hotels & Suites (sealed)
+    Unseen("vet", "en", 12, 24, frozenset({"en", "vi", "zh"})),  # Harborview Veterinary Group (read once)
+    Unseen("carrental", "zh", 12, 24, frozenset({"zh", "en", "fa"})),  # 云途租车 (read once)
+    Unseen("school", "vi", 11, 24, frozenset({"vi", "en", "zh"})),  # Trung tâm Anh ngữ Sao Việt (read once)
+    Unseen("hotel", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Lanting Hotels & Suites (read once)
     Unseen("streaming", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 星河视频 (Xinghe Video)
     Unseen("pharmacy", "fa", 12, 24, frozenset({"fa", "en", "vi"})),  # داروخانه آنلاین مهرسا (Mehrsa)
-    Unseen("courier", "vi", 12, 24, frozenset({"vi", "en", "zh"})),  # Giao Nhanh Việt (sealed)
-    Unseen("utility", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Northgate Energy & Water (sealed)
-    Unseen("dental", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 皓齿口腔 Haochi Dental (sealed)
-    Unseen("tuition", "fa", 12, 24, frozenset({"fa", "en", "zh"})),  # آموزشگاه نوآوران (sealed)
-    Unseen("cinema", "zh", 24, 34, frozenset({"zh", "en", "fa"})),  # 光影影城 Guangying Cinemas (sealed)
-    Unseen("coworking", "vi", 13, 22, frozenset({"vi", "en", "zh"})),  # WorkNest (sealed)
-    Unseen("furniture", "en", 11, 25, frozenset({"en", "fa", "vi"})),  # Maple & Oak Home (sealed)
+    Unseen("courier", "vi", 12, 24, frozenset({"vi", "en", "zh"})),  # Giao Nhanh Việt (read once)
+    Unseen("utility", "en", 12, 24, frozenset({"en", "zh", "fa"})),  # Northgate Energy & Water (read once)
+    Unseen("dental", "zh", 12, 24, frozenset({"zh", "en", "vi"})),  # 皓齿口腔 Haochi Dental (read once)
+    Unseen("tuition", "fa", 12, 24, frozenset({"fa", "en", "zh"})),  # آموزشگاه نوآوران (read once)
+    Unseen("cinema", "zh", 24, 34, frozenset({"zh", "en", "fa"})),  # 光影影城 Guangying Cinemas (read once)
+    Unseen("coworking", "vi", 13, 22, frozenset({"vi", "en", "zh"})),  # WorkNest (read once)
+    Unseen("furniture", "en", 11, 25, frozenset({"en", "fa", "vi"})),  # Maple & Oak Home (read once)
+    Unseen("bookshop", "fa", 14, 25, frozenset({"fa", "en", "zh"})),  # کتاب‌سرای نیلوفر (sealed)
+    Unseen("mobilevn", "vi", 13, 26, frozenset({"vi", "en", "zh"})),  # Sóng Xanh SongXanh Mobile (sealed)
+    Unseen("travelins", "en", 14, 26, frozenset({"en", "vi", "fa"})),  # Bluewater Travel Insurance (sealed)
+    Unseen("ebike", "zh", 13, 26, frozenset({"zh", "en", "vi"})),  # 绿骑出行 Lvqi Mobility (sealed)
 ]
 
 
