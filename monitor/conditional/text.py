@@ -27,6 +27,27 @@ _COUNTED = re.compile(rf"(?<![.,:])(?<![^\W{_HAN}])([0-9]+(?:[.,][0-9]+)*)\s*([{
 # ("第三"), and "一" alone is mostly a word's part ("一起", "统一"), not a count
 _NUMERALS = "〇零一二两兩三四五六七八九十百千万萬"
 _HAN_COUNTED = re.compile(rf"(?<![{_NUMERALS}第])([{_NUMERALS}]+)(?![{_NUMERALS}])([{_HAN}])")
+# the general measure word says nothing of what is counted: the noun after it does ("三个人" counts
+# people, "三个等级" tiers), so the count's unit takes that character too
+_GENERAL_MEASURE = frozenset("个個")
+
+
+def counted_word(folded: str, word: str, end: int) -> str:
+    """The counted thing of a count whose measure word ``word`` ends at ``end``: the general measure
+    word with the character after it, any other as it stands."""
+    if word in _GENERAL_MEASURE and end < len(folded) and "\u3400" <= folded[end] <= "\u9fff":
+        return word + folded[end]
+    return word
+
+
+def other_things(unit: str, other: str) -> bool:
+    """Whether two count units name different things by the noun after a general measure word
+    ("count:个人" and "count:个等"): a count of one is no support for a count of the other."""
+    one, two = unit.split(":", 1)[-1], other.split(":", 1)[-1]
+    general = one[:1] in _GENERAL_MEASURE and two[:1] in _GENERAL_MEASURE
+    return general and one != two and len(one) == len(two) == 2
+
+
 _LATIN = (*range(0x41, 0x250), *range(0x1E00, 0x1F00))
 _LOWER = {code: low for code in _LATIN if len(low := chr(code).lower()) == 1 and low != chr(code)}
 # Persian writes a word's parts apart with a zero-width non-joiner ("نشانی‌های", "می‌شوند"); typed
