@@ -88,6 +88,7 @@ _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 
 # topic words the best qualified sentence must share with the answer's clause to be the one it speaks
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
+_ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
 _RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
 _SIBLINGS = 1  # sentences before a statement where a sibling case's other value may stand
@@ -284,6 +285,66 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             return max(held, key=lambda s: closeness[s.clause])
         return top
 
+    def _sibling_case(
+        self,
+        quantity: Quantity,
+        support: Sequence[_Statement],
+        statements: Sequence[_Statement],
+        asked: _Asked,
+        topic: frozenset[str],
+    ) -> ConditionalFinding | None:
+        """A value whose sentence names no condition the packs know, beside a sentence that reads as the
+        general case of the same topic with another value of the unit ("押金一般为2,000元；豪华型车辆押
+        金为10,000元", "Each bill falls due 21 days after issue. Holders of a Seniors Concession Card
+        are given 30 days"): the words the value's sentence adds are its case, which the question or
+        answer must say. Only in the policy's writing, where those words can be quoted; not a row of a
+        list ("Single session: $75"), whose label the row reader has read."""
+        kind = self.vocabulary.kind(quantity.unit)
+        best = max(support, key=lambda s: (len(s.topic & topic), len(s.section & topic)))
+        low = lower(best.clause)
+        at = best.chunk.find(best.clause)
+        if at < 0 or self.vocabulary.general.search(low) is not None or _ROW_LABEL.search(best.clause):
+            return None
+        rivals = [
+            s
+            for s in statements
+            if s.chunk == best.chunk
+            and not s.conditions
+            and s.clause != best.clause
+            and self.vocabulary.kind(s.amount[1]) == kind
+            and s.amount[0] != quantity.value
+            and self._sibling(s, best, at)
+        ]
+        if not rivals or any(s.amount in asked.answer.amounts for s in rivals):
+            return None  # no general case beside it, or the answer gives it too (it lists the cases)
+        units = self._topic(quantity.text.lower().translate(_ACCENTS))
+        shared = set().union(*(best.topic & s.topic for s in rivals))
+        # a Chinese character pair across the shared words and the case's ("辆押" of "车辆押金") is neither
+        joined = {char for key in shared for char in key if "\u3400" <= char <= "\u9fff"}
+        case = {
+            key
+            for key in best.topic - shared - units
+            if not key.startswith("topic:") and not joined & set(key)
+        }
+        if not case or any(asked.holds(key) for key in case):
+            return None
+        general = tuple(Quantity(s.amount[0], s.amount[1], s.text) for s in rivals)
+        return ConditionalFinding(
+            quantity.text, quantity.value, quantity.unit, " ".join(best.clause.split()), general
+        )
+
+    def _sibling(self, rival: _Statement, best: _Statement, at: int) -> bool:
+        """Whether ``rival`` reads as the general case beside ``best``: before it in the chunk with two
+        topic words in common (a policy states the rule, then its cases), or anywhere with a general
+        marker ("一般", "standard", "thường") and one."""
+        units = self._topic(rival.text.lower().translate(_ACCENTS)) | self._topic(
+            best.text.lower().translate(_ACCENTS)
+        )
+        shared = len((rival.topic & best.topic) - units)
+        if self.vocabulary.general.search(lower(rival.clause)) is not None:
+            return shared >= 1
+        return 0 <= rival.chunk.find(rival.clause) < at and shared >= 2
+
     def _own_cases(self, answer: str) -> tuple[tuple[_Amount, tuple[_Condition, ...]], ...]:
         """The answer read as a policy: each value it binds to a case of its own ("CNY 3,000 for comfort
         cars", "Luxury cars include 200 km", "برای سفارش‌های بالای ۳۰۰ دلار"), with those cases (an
@@ -421,6 +482,12 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         held = [s for s in support if holds(s)]
         bound = [s for s in support if s not in held]
         if not bound:
+            if (
+                support
+                and not any(s.conditions for s in support)
+                and all(s.script == writing for s in support)
+            ):
+                return self._sibling_case(quantity, support, statements, asked, topic)
             return None
         # The best supporting statement decides: the one whose clause shares most words with the
         # answer's ("等待期是30天" is DT-3's "等待期为30天", not a reminder "到期前30天"); a tie passes.
