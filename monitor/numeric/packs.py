@@ -48,19 +48,41 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class ComplementModel(_Strict):
+    """A unit read as another one's complement: ``value`` of it is ``total - per * value`` of ``unit``
+    ("9.5折", 95% of the price paid, is 5% off). A whole number from ``shorthand_from`` up is written
+    without its point ("95折" is 9.5折)."""
+
+    unit: UnitId
+    total: Decimal
+    per: Decimal = Field(gt=0)
+    shorthand_from: Decimal | None = None
+
+    def read(self, value: Decimal) -> Decimal:
+        """The value in ``unit`` of ``value`` in the complemented unit."""
+        if self.shorthand_from is not None and value >= self.shorthand_from and value == int(value):
+            value = value / 10
+        return self.total - self.per * value
+
+
 class CatalogModel(_Strict):
     """``common/units.yaml``: canonical unit id -> one-line description; ``kinds``: what each group of
     units measures (a duration, an amount of money), so an answer's "30 ngày" is read as another value
-    of the "5 ngày làm việc" it was expected to say."""
+    of the "5 ngày làm việc" it was expected to say; ``complements``: units read as another's
+    complement (a Chinese discount "9.5折" is 5% off)."""
 
     units: dict[UnitId, str] = Field(min_length=1)
     kinds: dict[str, list[UnitId]] = {}
+    complements: dict[UnitId, ComplementModel] = {}
 
     @model_validator(mode="after")
     def _kinds_name_known_units(self) -> CatalogModel:
         for kind, members in self.kinds.items():
             if unknown := [unit for unit in members if unit not in self.units]:
                 raise ValueError(f"kinds.{kind}: unknown units {unknown}")
+        for unit, complement in self.complements.items():
+            if unknown := [u for u in (unit, complement.unit) if u not in self.units]:
+                raise ValueError(f"complements.{unit}: unknown units {unknown}")
         return self
 
 
@@ -192,6 +214,11 @@ def load_kinds(directory: Traversable) -> dict[str, str]:
     kinds = {unit: unit for unit in model.units}
     kinds.update({unit: kind for kind, members in model.kinds.items() for unit in members})
     return kinds
+
+
+def load_complements(directory: Traversable) -> dict[str, ComplementModel]:
+    """Unit id -> how it reads as another unit's complement (the catalog's ``complements``)."""
+    return dict(_validate(CatalogModel, directory / COMMON_DIR / CATALOG_FILE).complements)
 
 
 def load_packs(directory: Traversable) -> tuple[frozenset[str], list[Pack]]:

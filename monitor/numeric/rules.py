@@ -12,7 +12,7 @@ from pathlib import Path
 
 from monitor.numeric.lexicon import Lexicon
 from monitor.numeric.model import Conflict, NumericReport, Quantity, ReferenceReport
-from monitor.numeric.packs import Pack, key, load_kinds, load_packs
+from monitor.numeric.packs import ComplementModel, Pack, key, load_complements, load_kinds, load_packs
 from monitor.numeric.periods import Periods
 from monitor.numeric.text import canonical, fold, nfc, parse_number
 
@@ -41,8 +41,10 @@ class NumericRules:
         *,
         context_cache: int = DEFAULT_CONTEXT_CACHE,
         kinds: Mapping[str, str] | None = None,
+        complements: Mapping[str, ComplementModel] | None = None,
     ) -> None:
         self._lexicon = Lexicon(packs)
+        self._complements: Mapping[str, ComplementModel] = complements or {}  # "9.5折" is 5% off
         self._periods = Periods(packs)
         self._kinds: Mapping[str, str] = kinds or {}  # unit -> kind of quantity (common/units.yaml)
         self.languages = tuple(pack.model.language for pack in packs)
@@ -64,7 +66,9 @@ class NumericRules:
         """Load the packs in ``directory`` (None: the packaged rules/numeric); ConfigError if one is bad."""
         root: Traversable = directory if directory is not None else files("monitor") / "rules" / "numeric"
         _, packs = load_packs(root)
-        return cls(packs, context_cache=context_cache, kinds=load_kinds(root))
+        return cls(
+            packs, context_cache=context_cache, kinds=load_kinds(root), complements=load_complements(root)
+        )
 
     def extract(self, text: str) -> list[Quantity]:
         """Return the quantities written in ``text``, in order; bare numbers (years, phones) are skipped."""
@@ -255,6 +259,9 @@ class NumericRules:
                 value = canonical(value * scale)
                 default_unit = default_unit or scale_unit
         unit = prefix_unit or (self._lexicon.unit_of(unit_text) if unit_text else default_unit)
+        complement = self._complements.get(unit) if unit is not None else None
+        if complement is not None:  # "9.5折": 5 percent off
+            value, unit = complement.read(value), complement.unit
         return (None if unit is None else (canonical(value), unit)), length
 
     def _head(self, head: str) -> tuple[str | None, Decimal, str | None, int]:

@@ -15,7 +15,8 @@ _CHAR_MAP: dict[int, str] = {
     0x066C: ",",  # Arabic thousands separator
     0x066A: "%",  # Arabic percent sign
     0xFF05: "%",  # full-width percent
-    0xFF0C: ",",  # full-width comma
+    # not the full-width comma "，": Chinese writes it between clauses, never inside a number
+    # ("10公斤以下$320，10至25公斤$410" is $320, not $320.10)
     0xFF0E: ".",  # full-width full stop
     0xFF04: "$",  # full-width dollar
     0xFFE5: "¥",  # full-width yen/yuan

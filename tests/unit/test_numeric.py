@@ -382,6 +382,27 @@ def test_a_kind_naming_an_unknown_unit_is_refused(tmp_path: Path) -> None:
         NumericRules.load(rules_dir)
 
 
+def test_a_complement_naming_an_unknown_unit_is_refused(tmp_path: Path) -> None:
+    rules_dir = tmp_path / "numeric"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "rules" / "numeric", rules_dir)
+    catalog = rules_dir / "common" / "units.yaml"
+    text = catalog.read_text(encoding="utf-8").replace("{unit: percent,", "{unit: percent_off,")
+    catalog.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="complements.price_paid_tenths"):
+        NumericRules.load(rules_dir)
+
+
+def test_a_chinese_discount_is_the_percent_off_an_answer_in_another_language_says() -> None:
+    """ "9.5折" (95% of the price paid) is 5% off: cinema and dental answers in English and Persian were
+    unsupported over Chinese policies, and "$320，10至25公斤" read as $320.1."""
+    rules = NumericRules.load()
+    policy = ["会员购票一律享9.5折；金卡会员9折；黑金卡会员8折。"]
+    assert not rules.check("Members get 5% off; Gold 10%, Black Gold 20%.", policy).unsupported
+    assert not rules.check("همه اعضا ۵ درصد تخفیف دارن؛ طلایی ۱۰ درصد.", policy).unsupported
+    assert [q.text for q in rules.check("Members get 15% off.", policy).unsupported] == ["15%"]
+    assert not rules.check("会员9.5折，金卡打九折。", ["Members get 5% off; Gold members 10%."]).unsupported
+
+
 @pytest.mark.parametrize(
     ("answer", "source", "flagged"),
     [
