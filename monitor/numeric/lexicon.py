@@ -198,6 +198,13 @@ class Lexicon:
         self._ignore = _IgnoreIndex(rules, known)
         joins = sorted({key(w) for pack in packs for w in pack.model.range_words}, key=len, reverse=True)
         words = "|".join(re.escape(w) for w in joins)
+        # a larger scale's part right before an amount ("4 triệu 200 nghìn", "۴ میلیون و ۲۰۰ هزار",
+        # "4万2千"): the number, its scale word and maybe a joiner ("و", "lẻ", "零")
+        joiners = "|".join(re.escape(w) for w in sorted(self.phrase.joiner_forms, key=len, reverse=True))
+        scale = trie_pattern(self._mult_forms)
+        self.compound_lead = re.compile(
+            rf"(?<![\d.,])(\d+(?:[.,]\d+)?)\s*({scale})\s*(?:(?:{joiners or '(?!)'})\s*)?$", re.IGNORECASE
+        )
         # a range's first number right before the quantity that ends it: "3-", "16 to ", "3至"
         self.range_start = re.compile(
             rf"(?<![\d:])(?<!\d[.,])(\d+(?:[.,]\d+)?)\s*(?:[-–~〜]|(?<![^\W\d_])(?:{words or '(?!)'}))\s*$"

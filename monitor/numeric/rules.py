@@ -211,6 +211,25 @@ class NumericRules:
         )
 
     def _hits(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
+        """The quantities of ``_scanned``, an amount written in two scales read as one: "4 triệu 200
+        nghìn đồng" is 4,200,000 đồng, "۴ میلیون و ۲۰۰ هزار تومان" 4,200,000 toman, "4万2千元" 42,000
+        yuan (the larger part, a quantity of its own or not, is taken into the smaller's)."""
+        lead, multipliers = self._lexicon.compound_lead, self._lexicon.multipliers
+        hits = list(self._scanned(text, scanner))
+        for index, (start, end, value, unit) in enumerate(hits):
+            found = lead.search(text, max(0, start - 32), start)
+            inner = self._lexicon.multiplier_words.match(text, _number_end(text, start), end)
+            if found is not None and inner is not None:
+                outer_scale = multipliers[key(found.group(2))][0]
+                inner_scale = multipliers[key(inner.group())][0]
+                if inner_scale < outer_scale and value < outer_scale:
+                    value = canonical(parse_number(found.group(1)) * outer_scale + value)
+                    if index and hits[index - 1][:2] == (found.start(), found.start(2) + len(found.group(2))):
+                        hits[index - 1] = (-1, -1, value, unit)  # the larger part alone is no quantity
+                    hits[index] = (found.start(), end, value, unit)
+        yield from (hit for hit in hits if hit[0] >= 0)
+
+    def _scanned(self, text: str, scanner: re.Pattern[str]) -> Iterator[_Hit]:
         """Yield the quantities a scanner finds in normalized ``text``, dates and weekdays left out.
 
         A spelled number may end before the scanner's match does ("một năm" is one year, not six):
@@ -343,3 +362,12 @@ def _scale(written: str, value: Decimal) -> Decimal | None:
         return None
     number = parse_number(digits.group())
     return value / number if number else Decimal(1)
+
+
+_NUMBER_END = re.compile(r"[0-9]+(?:[.,][0-9]+)*\s*")
+
+
+def _number_end(text: str, start: int) -> int:
+    """Where the digits starting at ``start`` end, with the space after them (``start`` if none)."""
+    found = _NUMBER_END.match(text, start)
+    return start if found is None else found.end()
