@@ -190,6 +190,13 @@ class Lexicon:
         self.multiplier_words = re.compile(f"(?i:{trie_pattern(self._mult_forms)})")
         self.phrase_tokens = re.compile(f"(?i:{trie_pattern(dict.fromkeys(self.phrase.kinds, ''))})")
         self.tail = re.compile(self._tail_pattern())
+        ages = sorted({key(w) for pack in packs for w in pack.model.age_words}, key=len, reverse=True)
+        # an age word of a pack ("age", "children under"): a bare number after it is an age in years
+        self.age_words = (
+            re.compile(rf"(?<![^\W\d_])(?:{'|'.join(re.escape(w) for w in ages)})(?![^\W\d_])", re.IGNORECASE)
+            if ages
+            else None
+        )
         known = {
             *self.units.values(),
             *self.prefixes.values(),
@@ -209,6 +216,11 @@ class Lexicon:
         self.range_start = re.compile(
             rf"(?<![\d:])(?<!\d[.,])(\d+(?:[.,]\d+)?)\s*(?:[-–~〜]|(?<![^\W\d_])(?:{words or '(?!)'}))\s*$"
         )
+
+    def tail_unit(self, text: str, end: int) -> bool:
+        """Whether a unit or scale word follows the number ending at ``end`` ("21 kg", "12 triệu")."""
+        tail = self.tail.match(text, end)
+        return tail is not None and bool(tail.group("unit") or tail.group("mult"))
 
     def unit_of(self, written: str) -> str:
         """Return the canonical unit of a unit form as matched by a scanner."""

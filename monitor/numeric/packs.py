@@ -152,6 +152,9 @@ class PackModel(_Strict):
     # words joining a range's two numbers ("3 đến 5 ngày", "16 to 25 years", "3至5个工作日", "۳ تا ۵ روز"):
     # the first number has the unit written after the second; "-", "–", "~" join in every language
     range_words: list[Form] = []
+    # words after which a policy writes an age as a bare number ("the minimum check-in age is 21",
+    # "children under 12"): an answer's age in years ("21 سال", "12岁") stands in such a chunk
+    age_words: list[Form] = []
 
 
 def key(form: str) -> str:

@@ -120,6 +120,9 @@ class NumericRules:
         if unsupported:  # "4K" as the chunk writes it ("4K超高清"), however the packs read either
             folded = [self._context_text(context) for context in contexts]
             unsupported = [q for q in unsupported if not any(_written(q.text, chunk) for chunk in folded)]
+        if unsupported and self._lexicon.age_words is not None:  # "21 سال" for "the minimum age is 21"
+            folded = [self._context_text(context) for context in contexts]
+            unsupported = [q for q in unsupported if not (q.unit == _AGE and self._bare_age(q.value, folded))]
         if self._periods.known and any(quantity.value == 1 for quantity in unsupported):
             # "一年保费1,200元" over "每年1,200元": a year is the period the chunk writes
             spans = {period for context in contexts for _, period in self._context_periods(context)}
@@ -133,6 +136,19 @@ class NumericRules:
             if rated:
                 unsupported.extend(_unique(self._off_period(rated, contexts, unsupported)))
         return NumericReport(tuple(unsupported), _conflicts(per_chunk, {quantity.unit for quantity in said}))
+
+    def _bare_age(self, value: Decimal, chunks: Sequence[str]) -> bool:
+        """Whether a chunk writes ``value`` as a bare number shortly after an age word ("the minimum
+        check-in age is 21", "children under 12"), with no unit of its own after it."""
+        ages = self._lexicon.age_words
+        assert ages is not None  # noqa: S101 - checked by the caller
+        for chunk in chunks:
+            for match in _BARE_NUMBER.finditer(chunk):
+                if parse_number(match.group()) != value or self._lexicon.tail_unit(chunk, match.end()):
+                    continue
+                if ages.search(chunk, max(0, match.start() - _AGE_REACH), match.start()) is not None:
+                    return True
+        return False
 
     def _off_period(
         self, rated: Sequence[tuple[Quantity, str]], contexts: Sequence[str], unsupported: Sequence[Quantity]
@@ -336,6 +352,9 @@ def _conflicts(per_chunk: Sequence[frozenset[_Amount]], units: set[str]) -> tupl
 
 
 _MINUTES = re.compile(r"\d[:：]$")  # a number right after "9:" is a clock's minutes
+_AGE = "year"  # the unit ages are read in ("18 tuổi", "18岁", "aged 18")
+_BARE_NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d]|[.,]\d)")
+_AGE_REACH = 24  # how far before a bare number an age word may stand ("age is 21", "children under 12")
 
 
 def _written(quantity: str, chunk: str) -> bool:

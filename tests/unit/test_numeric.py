@@ -392,6 +392,24 @@ def test_a_complement_naming_an_unknown_unit_is_refused(tmp_path: Path) -> None:
         NumericRules.load(rules_dir)
 
 
+@pytest.mark.parametrize(
+    ("answer", "source", "flagged"),
+    [
+        # an English policy writes ages bare after an age word; the answer gives them their unit
+        ("حداقل سن چک‌این ۲۱ سال است.", "At our Hong Kong hotel the minimum check-in age is 21.", []),
+        ("12岁以下儿童免费。", "Members and children under 12 ride the shuttle free.", []),
+        ("Trẻ từ 6 đến 12 tuổi trả nửa giá.", "Breakfast is half price for kids aged 6 to 12.", []),
+        # a bare number with no age word before it, or with its own unit, is no age
+        ("12岁以下儿童免费。", "Each shuttle holds 12 guests; children ride free.", ["12岁"]),
+        ("حداقل سن ۲۱ سال است.", "Bags up to 21 kg are free for children.", ["۲۱ سال"]),
+        ("Guests must be 25 years old.", "The minimum check-in age is 21.", ["25 years old"]),
+    ],
+)
+def test_an_age_a_policy_writes_bare_after_an_age_word(answer: str, source: str, flagged: list[str]) -> None:
+    rules = NumericRules.load()
+    assert [q.text for q in rules.check(answer, [source]).unsupported] == flagged
+
+
 def test_a_chinese_discount_is_the_percent_off_an_answer_in_another_language_says() -> None:
     """ "9.5折" (95% of the price paid) is 5% off: cinema and dental answers in English and Persian were
     unsupported over Chinese policies, and "$320，10至25公斤" read as $320.1."""
