@@ -45,6 +45,8 @@ from measure_conditional import load_cases, measure  # noqa: E402 - the script i
 # stated-as-general answers (streaming) and no more false flags, so it stays and the floor moves.
 # Reading two tier words in a row as one name ("黄金VIP" carried by "黄金会员") costs one of test5's 74
 # bound cases (recall 0.743 -> 0.730) and removes 34 of 189 false flags on the train wordings.
+# The sixth round (answers that list the cases or name their own case in another writing) took
+# test5's false-flag rate from 0.121 to 0.099 (recall 0.743 -> 0.757): the floor follows.
 # The floors sit a little under the measured figures, so a regression fails and noise does not.
 TEST_FLOORS = {"recall": 0.76, "false_flag_rate": 0.11}
 HELD_OUT_FLOORS = {
@@ -52,7 +54,7 @@ HELD_OUT_FLOORS = {
     "train3": {"recall": 0.83, "false_flag_rate": 0.04},
     "test4": {"recall": 0.57, "false_flag_rate": 0.08},
     "train4": {"recall": 0.87, "false_flag_rate": 0.07},
-    "test5": {"recall": 0.66, "false_flag_rate": 0.125},
+    "test5": {"recall": 0.66, "false_flag_rate": 0.105},
 }
 
 PLUS = "Hàng thời trang do thành viên BanHang Plus mua được đổi hoặc trả trong 30 ngày."
