@@ -295,8 +295,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
     ) -> ConditionalFinding | None:
         """A value whose sentence names no condition the packs know, beside a sentence that reads as the
         general case of the same topic with another value of the unit ("押金一般为2,000元；豪华型车辆押
-        金为10,000元", "Each bill falls due 21 days after issue. Holders of a Seniors Concession Card
-        are given 30 days"): the words the value's sentence adds are its case, which the question or
+        金为10,000元", "Every bill is due 21 days after it is issued. Holders of a Pensioner Concession
+        Card are allowed 35 days"): the words the value's sentence adds are its case, which the question or
         answer must say. Only in the policy's writing, where those words can be quoted; not a row of a
         list ("Single session: $75"), whose label the row reader has read."""
         kind = self.vocabulary.kind(quantity.unit)
@@ -346,9 +346,9 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         return 0 <= rival.chunk.find(rival.clause) < at and shared >= 2
 
     def _own_cases(self, answer: str) -> tuple[tuple[_Amount, tuple[_Condition, ...]], ...]:
-        """The answer read as a policy: each value it binds to a case of its own ("CNY 3,000 for comfort
-        cars", "Luxury cars include 200 km", "برای سفارش‌های بالای ۳۰۰ دلار"), with those cases (an
-        "except" names another case, a soft group may be only a topic; cached for the trace's values)."""
+        """The answer read as a policy: each value it binds to a case of its own ("每晚260元，仅限行政房",
+        "9岁及以上宠物的老年体检费用为$175", "Đơn từ 1.000 đô được 0%"), with those cases (an "except"
+        names another case, a soft group may be only a topic; cached for the trace's values)."""
         out = []
         for statement in self._analyse(answer):
             cases = tuple(c for c in statement.conditions if not c.soft and c.kind != "except")
