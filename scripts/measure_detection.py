@@ -72,6 +72,10 @@ DOMAINS = {
     "mobilevn": DATA / "mobilevn.domain.json",
     "travelins": DATA / "travelins.domain.json",
     "ebike": DATA / "ebike.domain.json",
+    "carinsure": DATA / "carinsure.domain.json",
+    "petshop": DATA / "petshop.domain.json",
+    "groceries": DATA / "groceries.domain.json",
+    "hotpot": DATA / "hotpot.domain.json",
 }
 
 

@@ -1,8 +1,7 @@
-"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet, carrental, school,
-hotel, courier, utility, dental, tuition, cinema, coworking and furniture, read once; and the sealed
-bookshop, mobilevn, travelins and ebike): each domain file loads alone and with its held-out test
-wordings, generates valid traffic, and never shares a sentence with its test file
-(tests/data/simulate/FORMAT.md)."""
+"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet to furniture and
+bookshop, mobilevn, travelins and ebike, each read once; and the sealed carinsure, petshop, groceries
+and hotpot): each domain file loads alone and with its held-out test wordings, generates valid
+traffic, and never shares a sentence with its test file (tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -45,10 +44,14 @@ DOMAINS = [
     Unseen("cinema", "zh", 24, 34, frozenset({"zh", "en", "fa"})),  # 光影影城 Guangying Cinemas (read once)
     Unseen("coworking", "vi", 13, 22, frozenset({"vi", "en", "zh"})),  # WorkNest (read once)
     Unseen("furniture", "en", 11, 25, frozenset({"en", "fa", "vi"})),  # Maple & Oak Home (read once)
-    Unseen("bookshop", "fa", 14, 25, frozenset({"fa", "en", "zh"})),  # کتاب‌سرای نیلوفر (sealed)
-    Unseen("mobilevn", "vi", 13, 26, frozenset({"vi", "en", "zh"})),  # Sóng Xanh SongXanh Mobile (sealed)
-    Unseen("travelins", "en", 14, 26, frozenset({"en", "vi", "fa"})),  # Bluewater Travel Insurance (sealed)
-    Unseen("ebike", "zh", 13, 26, frozenset({"zh", "en", "vi"})),  # 绿骑出行 Lvqi Mobility (sealed)
+    Unseen("bookshop", "fa", 14, 25, frozenset({"fa", "en", "zh"})),  # کتاب‌سرای نیلوفر (read once)
+    Unseen("mobilevn", "vi", 13, 26, frozenset({"vi", "en", "zh"})),  # Sóng Xanh (read once)
+    Unseen("travelins", "en", 14, 26, frozenset({"en", "vi", "fa"})),  # Bluewater (read once)
+    Unseen("ebike", "zh", 13, 26, frozenset({"zh", "en", "vi"})),  # 绿骑出行 Lvqi Mobility (read once)
+    Unseen("carinsure", "fa", 13, 25, frozenset({"fa", "en", "vi"})),  # بیمه آسان‌ران (sealed)
+    Unseen("petshop", "vi", 13, 26, frozenset({"vi", "en", "zh"})),  # Mèo Mập Pet Stores (sealed)
+    Unseen("groceries", "en", 14, 25, frozenset({"en", "zh", "fa"})),  # FreshCart (sealed)
+    Unseen("hotpot", "zh", 13, 26, frozenset({"zh", "en", "vi"})),  # 蜀味火锅 Shuwei Hotpot (sealed)
 ]
 
 
