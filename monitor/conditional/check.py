@@ -337,10 +337,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         """Whether ``rival`` reads as the general case beside ``best``: before it in the chunk with two
         topic words in common (a policy states the rule, then its cases), or anywhere with a general
         marker ("一般", "standard", "thường") and one."""
-        units = self._topic(rival.text.lower().translate(_ACCENTS)) | self._topic(
-            best.text.lower().translate(_ACCENTS)
-        )
-        shared = len((rival.topic & best.topic) - units)
+        shared = self._topic_shared(rival, best)
         if self.vocabulary.general.search(lower(rival.clause)) is not None:
             return shared >= 1
         return 0 <= rival.chunk.find(rival.clause) < at and shared >= 2
@@ -699,10 +696,14 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
     def _same_topic(self, one: _Statement, other: _Statement) -> bool:
         """Whether two statements speak of the same thing: two content words in common, besides the
         words of their values ("ngày", "days")."""
+        return self._topic_shared(one, other) >= 2
+
+    def _topic_shared(self, one: _Statement, other: _Statement) -> int:
+        """How many content words two statements share, besides the words of their values."""
         units = self._topic(one.text.lower().translate(_ACCENTS)) | self._topic(
             other.text.lower().translate(_ACCENTS)
         )
-        return len((one.topic & other.topic) - units) >= 2
+        return len((one.topic & other.topic) - units)
 
     def _topic(self, folded: str) -> frozenset[str]:
         """What a folded clause is about: its content words, without numbers and function words, and the

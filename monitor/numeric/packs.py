@@ -85,6 +85,12 @@ class CatalogModel(_Strict):
                 raise ValueError(f"complements.{unit}: unknown units {unknown}")
         return self
 
+    def unit_kinds(self) -> dict[str, str]:
+        """Unit id -> the kind of quantity it measures; a unit in no kind is its own."""
+        kinds = {unit: unit for unit in self.units}
+        kinds.update({unit: kind for kind, members in self.kinds.items() for unit in members})
+        return kinds
+
 
 class MultiplierModel(_Strict):
     """A scale word after a number ("nghìn", "k", "million", "万"); ``unit`` applies when none is written."""
@@ -211,25 +217,20 @@ def _pack_files(directory: Traversable) -> Iterator[Traversable]:
             )
 
 
-def load_kinds(directory: Traversable) -> dict[str, str]:
-    """Unit id -> the kind of quantity it measures (the catalog's ``kinds``); a unit in no kind is its own."""
-    model = _validate(CatalogModel, directory / COMMON_DIR / CATALOG_FILE)
-    kinds = {unit: unit for unit in model.units}
-    kinds.update({unit: kind for kind, members in model.kinds.items() for unit in members})
-    return kinds
-
-
-def load_complements(directory: Traversable) -> dict[str, ComplementModel]:
-    """Unit id -> how it reads as another unit's complement (the catalog's ``complements``)."""
-    return dict(_validate(CatalogModel, directory / COMMON_DIR / CATALOG_FILE).complements)
-
-
-def load_packs(directory: Traversable) -> tuple[frozenset[str], list[Pack]]:
-    """Read the unit catalog and every pack under ``directory``; raise ConfigError naming file and field."""
+def load_catalog(directory: Traversable) -> CatalogModel:
+    """The unit catalog under ``directory`` (units, kinds, complements), read once; ConfigError if bad."""
     catalog_entry = directory / COMMON_DIR / CATALOG_FILE
     if not catalog_entry.is_file():
         raise ConfigError(f"{catalog_entry}: missing numeric unit catalog")
-    catalog = frozenset(_validate(CatalogModel, catalog_entry).units)
+    return _validate(CatalogModel, catalog_entry)
+
+
+def load_packs(
+    directory: Traversable, catalog_model: CatalogModel | None = None
+) -> tuple[frozenset[str], list[Pack]]:
+    """Read every pack under ``directory`` and check its units against the unit catalog (read here
+    unless given); raise ConfigError naming file and field."""
+    catalog = frozenset((catalog_model or load_catalog(directory)).units)
     packs = [
         Pack(str(entry), _validate(PackModel, entry))
         for entry in _pack_files(directory)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from monitor.numeric.lexicon import Lexicon
 from monitor.numeric.model import Conflict, NumericReport, Quantity, ReferenceReport
-from monitor.numeric.packs import ComplementModel, Pack, key, load_complements, load_kinds, load_packs
+from monitor.numeric.packs import ComplementModel, Pack, key, load_catalog, load_packs
 from monitor.numeric.periods import Periods
 from monitor.numeric.text import canonical, fold, nfc, parse_number
 
@@ -65,9 +65,10 @@ class NumericRules:
     ) -> NumericRules:
         """Load the packs in ``directory`` (None: the packaged rules/numeric); ConfigError if one is bad."""
         root: Traversable = directory if directory is not None else files("monitor") / "rules" / "numeric"
-        _, packs = load_packs(root)
+        catalog = load_catalog(root)
+        _, packs = load_packs(root, catalog)
         return cls(
-            packs, context_cache=context_cache, kinds=load_kinds(root), complements=load_complements(root)
+            packs, context_cache=context_cache, kinds=catalog.unit_kinds(), complements=catalog.complements
         )
 
     def extract(self, text: str) -> list[Quantity]:
@@ -120,9 +121,10 @@ class NumericRules:
         if unsupported:  # "4K" as the chunk writes it ("4K超高清"), however the packs read either
             folded = [self._context_text(context) for context in contexts]
             unsupported = [q for q in unsupported if not any(_written(q.text, chunk) for chunk in folded)]
-        if unsupported and self._lexicon.age_words is not None:  # "21 سال" for "the minimum age is 21"
-            folded = [self._context_text(context) for context in contexts]
-            unsupported = [q for q in unsupported if not (q.unit == _AGE and self._bare_age(q.value, folded))]
+            if unsupported and self._lexicon.age_words is not None:  # "21 سال" for "the minimum age is 21"
+                unsupported = [
+                    q for q in unsupported if not (q.unit == _AGE and self._bare_age(q.value, folded))
+                ]
         if self._periods.known and any(quantity.value == 1 for quantity in unsupported):
             # "一年保费1,200元" over "每年1,200元": a year is the period the chunk writes
             spans = {period for context in contexts for _, period in self._context_periods(context)}
@@ -233,8 +235,8 @@ class NumericRules:
         lead, multipliers = self._lexicon.compound_lead, self._lexicon.multipliers
         hits = list(self._scanned(text, scanner))
         for index, (start, end, value, unit) in enumerate(hits):
-            found = lead.search(text, max(0, start - 32), start)
             inner = self._lexicon.multiplier_words.match(text, _number_end(text, start), end)
+            found = lead.search(text, max(0, start - 32), start) if inner is not None else None
             if found is not None and inner is not None:
                 outer_scale = multipliers[key(found.group(2))][0]
                 inner_scale = multipliers[key(inner.group())][0]
