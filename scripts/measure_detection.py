@@ -45,7 +45,7 @@ FEEDBACK_REASONS = frozenset({"negative_feedback"})  # the customer's own compla
 # (monitor/simulate/traffic.py, 1% of answers). Flagging them is right; they are no false flag.
 PLANTED_REASONS = frozenset({"invalid_citation"})
 DATA = ROOT / "tests" / "data" / "simulate"
-DOMAINS = {
+DOMAINS: dict[str, str | Path] = {
     "banhang": "banhang",
     "telecom": "telecom",
     "insurer": "insurer",

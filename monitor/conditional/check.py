@@ -509,15 +509,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         # the value for everyone, whether or not its words for the cases can be matched with the
         # policy's. (The fourth round required the case's words or another writing as well: on the train
         # wordings of eleven businesses nobody had fitted, that kept 146 false flags for 32 caught answers.)
-        own = {s.amount for s in statements if s.chunk == best.chunk and s.topic == best.topic}
-        if any(
-            s.amount not in own  # its own clause's values ("up to 12 weeks in any 12-month period")
-            and s.amount in asked.answer.amounts  # not a value it denies ("không có mức miễn phí")
-            and self.vocabulary.kind(s.amount[1]) == kind
-            and (kind != _COUNT or s.amount[1] == quantity.unit)  # "三个人" lists no "三个等级"
-            and self._same_topic(s, best)
-            for s in statements
-        ):
+        if self._lists_cases(quantity, best, statements, asked):
             return None
         support = [best]
         kind = self.vocabulary.kind(support[0].amount[1])
@@ -534,6 +526,34 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         text = " ".join(support[0].chunk[condition.start : condition.end].split())
         others = tuple(Quantity(value, unit, written) for (value, unit), written in general.items())
         return ConditionalFinding(quantity.text, quantity.value, quantity.unit, text, others)
+
+    def _lists_cases(
+        self, quantity: Quantity, best: _Statement, statements: Sequence[_Statement], asked: _Asked
+    ) -> bool:
+        """Whether the answer also gives another value the context states on the topic of ``best``, and
+        every value of the answer's unit that value's sentence states: a sentence it quotes only in part
+        ("月卡售价25元，每天2次免费骑行" for "月卡15元，每天2次免费") holds the general value the answer
+        left out, not a case it set apart."""
+        kind = self.vocabulary.kind(quantity.unit)
+        own = {s.amount for s in statements if s.chunk == best.chunk and s.topic == best.topic}
+        told = asked.answer.amounts
+
+        def whole(other: _Statement) -> bool:
+            return all(
+                s.amount in told
+                for s in statements
+                if s.clause == other.clause and s.chunk == other.chunk and s.amount[1] == quantity.unit
+            )
+
+        return any(
+            s.amount not in own  # its own clause's values ("up to 12 weeks in any 12-month period")
+            and s.amount in told  # not a value it denies ("không có mức miễn phí")
+            and self.vocabulary.kind(s.amount[1]) == kind
+            and (kind != _COUNT or s.amount[1] == quantity.unit)  # "三个人" lists no "三个等级"
+            and self._same_topic(s, best)
+            and whole(s)
+            for s in statements
+        )
 
     # --- reading a chunk ----------------------------------------------------------------------------
 

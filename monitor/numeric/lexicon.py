@@ -61,8 +61,11 @@ def _case_variants(form: str) -> set[str]:
 
 
 def _after(form: str, boundary: str | None) -> str:
-    """Tail for a unit or multiplier form: it may not run into a following letter in spaced scripts."""
-    return f"(?!{boundary})" if boundary and form[-1].isalpha() else ""
+    """Tail for a unit or multiplier form: it may not run into a following letter in spaced scripts,
+    and a sign may not run into a digit ("children under 12 $9": the "$" is the next number's)."""
+    if not form[-1].isalpha():
+        return "(?![0-9])"
+    return f"(?!{boundary})" if boundary else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,11 @@ INSTALMENTS_EN = [
     "Orders of $1,000 or more qualify for 0% APR for 12 months; other balances carry 19.99% APR."
 ]
 PLUS_ZH = ["PLUS会员年费每年99元；新用户首次开通仅限首年69元。"]
+# seventh round: the general sentence holds other values the answer quotes beside the case's value
+WASH_ZH = ["XC-2. 洗车年卡售价360元，有效期一年，每月可享2次免费洗车。年满60岁的车主可按180元购买年卡。"]
+TICKETS_EN = [
+    "TK-1. Ticket prices: adults $18, children under 12 $9. TK-2. Members only: adult tickets cost $12."
+]
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +60,8 @@ def rules() -> ConditionalRules:
         ("老年宠物体检多少钱", "9岁及以上宠物的老年体检费用为$175。", SENIOR_EN),
         # the policy's own threshold, in Vietnamese
         ("co tra gop 0% khong", "Đơn từ 1.000 đô được trả góp 0% trong 12 tháng.", INSTALMENTS_EN),
+        # the whole general sentence and the case's value beside it
+        ("ve bao nhieu", "Người lớn 18 đô, trẻ em 9 đô, cũng có vé người lớn 12 đô.", TICKETS_EN),
     ],
 )
 def test_an_answer_that_sets_the_cases_apart_is_not_flagged(
@@ -74,6 +81,10 @@ def test_an_answer_that_sets_the_cases_apart_is_not_flagged(
         ("co tra gop 0% khong", "Đơn từ 300 đô được trả góp 0% trong 12 tháng.", INSTALMENTS_EN, "0%"),
         # the thing the question asks about is no case: "PLUS" does not make the new-user price general
         ("PLUS bao nhieu", "PLUS 69 tệ mỗi năm.", PLUS_ZH, "69 tệ"),
+        # "免费" and "一年" of the general sentence quoted, its price (360元) left out: no list of cases
+        ("洗车年卡多少钱", "年卡180元，有效期一年，每月2次免费洗车。", WASH_ZH, "180元"),
+        # the children's price quoted, the adults' general $18 left out
+        ("how much are tickets", "Adults pay $12 and children $9.", TICKETS_EN, "$12"),
     ],
 )
 def test_the_value_told_to_everyone_is_still_found(
