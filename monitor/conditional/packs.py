@@ -52,6 +52,9 @@ class ConditionalPack(BaseModel):
     case_markers: list[Form] = []
     post_markers: list[Form] = []
     except_markers: list[Form] = []
+    # words that widen what follows ("including Sundays", "kể cả ngày lễ", "包括周末"): a day set right
+    # after one adds to the days, it sets none apart (a group after one still names who a case holds)
+    including: list[Form] = []
     scope_markers: list[Form] = []
     links: list[Form] = []
     general: list[Form] = []

@@ -36,6 +36,10 @@ _RULED = re.compile(r"[\d:：|｜]")  # before a row label's word: a value or a 
 _RANGE_GAP = re.compile(r"\s*[^\W\d_]+\s*")  # a word between a range's end and its "đến": "14 ngày tuổi đến"
 _CASE_WORDS = 6  # words a leading case may run to: "Trên mạng chuyển vùng quốc tế,"
 _POST_REACH = 40  # characters from a value to the "for" of its case: "45 USD mỗi lần đổi đối với"
+# what an "including" word widens; people after one still name who a case holds ("（含学生会员）")
+_WIDENED = frozenset({"days"})
+_INCLUDED_REACH = 24  # characters back from a condition to look for its "including" word
+_INCLUDED_GAP = " ,，:：、"  # what may stand between "including" and what it names
 
 
 def _labels(low: str, start: int, end: int) -> bool:
@@ -161,8 +165,18 @@ class _PhraseReader:
                     continue
                 out.append(goods)
             out += self._named_goods(low, start, end, out)
+        # "24/7 bằng thẻ từ, kể cả Chủ nhật và ngày lễ", "open daily, including public holidays": the
+        # days after "including" widen the days, they set none apart
+        out = [c for c in out if not (c.kind in _WIDENED and self._included(low, start, c.start))]
         out = self._named_again(low, start, end, self._joined_tiers(low, out), values)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
+
+    def _included(self, low: str, start: int, at: int) -> bool:
+        """Whether an "including" word ends right before ``at`` (spaces and commas between)."""
+        return any(
+            not low[match.end() : at].strip(_INCLUDED_GAP)
+            for match in self.vocabulary.including.finditer(low, max(start, at - _INCLUDED_REACH), at)
+        )
 
     def _joined_tiers(self, low: str, conditions: list[_Condition]) -> list[_Condition]:
         """Two tier words in a row are one name, the first qualifying the second ("黄金VIP", "Gold

@@ -28,6 +28,7 @@ class _Vocabulary:
         self.case_markers = _matcher(packs, lambda p: p.case_markers)
         self.post_markers = _matcher(packs, lambda p: p.post_markers)
         self.except_markers = _matcher(packs, lambda p: p.except_markers)
+        self.including = _matcher(packs, lambda p: p.including)
         self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
         self.groups = _matcher(packs, lambda p: p.groups, inflected=True)
         self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
