@@ -60,6 +60,9 @@ class ConditionalPack(BaseModel):
     general: list[Form] = []
     stopwords: list[Form] = []
     verbs: list[Form] = []
+    # modal verbs: right after a group noun whose qualifier follows it, one makes the noun the
+    # clause's subject, not a named group ("Khách hàng có thể mua gói THEM5": customers can buy it)
+    modals: list[Form] = []
     carry_markers: list[Form] = []
     back_markers: list[Form] = []
     # back markers only where they open a clause ("以上专属服务仅适用于…"); elsewhere the word means

@@ -38,6 +38,7 @@ _CASE_WORDS = 6  # words a leading case may run to: "Trên mạng chuyển vùng
 _POST_REACH = 40  # characters from a value to the "for" of its case: "45 USD mỗi lần đổi đối với"
 # what an "including" word widens; people after one still name who a case holds ("（含学生会员）")
 _WIDENED = frozenset({"days"})
+_SPACE = re.compile(r"\s*")
 _INCLUDED_REACH = 24  # characters back from a condition to look for its "including" word
 _INCLUDED_GAP = " ,，:：、"  # what may stand between "including" and what it names
 
@@ -566,6 +567,9 @@ class _PhraseReader:
             after = self._linked(low, match.end(), part_end)
             words += after
         else:
+            space = _SPACE.match(low, match.end())
+            if space is not None and v.modals.match(low, space.end()) is not None:
+                return None  # "Khách hàng có thể mua gói THEM5": customers can buy it, no group named
             words, first = self._linked(low, match.end(), part_end, link_needed=False), match.start()
         if not words or any(w in v.general_words for w in words):
             return None

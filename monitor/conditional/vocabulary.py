@@ -44,6 +44,7 @@ class _Vocabulary:
         self.stopwords = _words(packs, lambda p: p.stopwords)
         self.group_words = _words(packs, lambda p: p.groups)
         self.verbs = _words(packs, lambda p: p.verbs)
+        self.modals = _matcher(packs, lambda p: p.modals)
         self.folded_stopwords = frozenset(w.translate(_ACCENTS) for w in self.stopwords | self.links)
         self.before = _words(packs, lambda p: p.groups if p.qualifier_side == "before" else [])
         self.carry_markers = _matcher(packs, lambda p: p.carry_markers)
