@@ -342,6 +342,9 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             return shared >= 1
         return 0 <= rival.chunk.find(rival.clause) < at and shared >= 2
 
+    def _counts(self, text: str) -> bool:
+        return self.numeric.number_at(text) is not None
+
     def _own_cases(self, answer: str) -> tuple[tuple[_Amount, tuple[_Condition, ...]], ...]:
         """The answer read as a policy: each value it binds to a case of its own ("每晚260元，仅限行政房",
         "9岁及以上宠物的老年体检费用为$175", "Đơn từ 1.000 đô được 0%"), with those cases (an "except"

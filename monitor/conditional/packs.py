@@ -56,6 +56,8 @@ class ConditionalPack(BaseModel):
     # after one adds to the days, it sets none apart (a group after one still names who a case holds)
     including: list[Form] = []
     scope_markers: list[Form] = []
+    # except words after what they except ("黑金卡会员除外"): the words before them name the exception
+    closing_excepts: list[Form] = []
     links: list[Form] = []
     general: list[Form] = []
     stopwords: list[Form] = []

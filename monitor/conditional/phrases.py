@@ -71,10 +71,13 @@ class _PhraseReader:
             ("every", v.every_markers),
             ("except", v.except_markers),
             ("scope", v.scope_markers),
+            ("closing_except", v.closing_excepts),
         )
         for kind, matcher in markers:
             for match in matcher.finditer(low, start, end):
                 part_start, part_end = _part(low, start, end, match.start())
+                if kind == "except" and v.closing_excepts.match(low, match.start()) is not None:
+                    continue  # "除外" is the except after its words, not "除" before "外"
                 if kind == "lead":
                     if low[part_start : match.start()].strip(_LEADING):
                         continue  # "riêng" opens a case only where a part starts: "buổi tập riêng" does not
@@ -97,7 +100,13 @@ class _PhraseReader:
                 begin = match.start()
                 if kind == "scope" and low[max(match.start() - 1, 0) : match.start()] in _ITEM_MARKS:
                     continue  # "…、30天无理由退货、专属客服通道": a list's item (a dedicated line), no scope
-                if not keys and kind == "scope":  # "VIP会员专享": the scope is named before the marker
+                if kind == "closing_except":  # "黑金卡会员除外": the exception is named before the marker
+                    keys, begin, kind = (
+                        self._keys(self._before(low, part_start, match.start())),
+                        part_start,
+                        "except",
+                    )
+                elif not keys and kind == "scope":  # "VIP会员专享": the scope is named before the marker
                     words = self._before(low, part_start, match.start())
                     keys, begin = self._keys(words), part_start
                 if keys:
@@ -305,6 +314,8 @@ class _PhraseReader:
             match = v.post_markers.search(low, stop, min(limit, stop + _POST_REACH))
             if match is None or _FIRST_NUMBER.match(low, match.end(), limit):
                 continue  # "trên 4 giờ": a threshold
+            if self._counts(low[match.end() : limit].lstrip()):
+                continue  # "CNY 300 per night for one person": what the value covers, no case
             if any(c in low[stop : match.start()] for c in ".;:：。；"):
                 continue
             words: list[str] = []
@@ -333,6 +344,11 @@ class _PhraseReader:
                 phrase = " ".join(own).translate(_ACCENTS)
                 out.append(_Condition("post", marker, stop, frozenset(keys), phrase=phrase, of=begin))
         return out
+
+    def _counts(self, text: str) -> bool:
+        """Whether ``text`` opens with a number word ("one person", "một lớp", "一人"); the numeric
+        packs' words, which the check's reader knows (this base reader knows none)."""
+        return False
 
     def _listed(self, low: str, stop: int, end: int) -> tuple[int, set[str]]:
         """The other names of a list a condition's name opens ("فقط در تهران، مشهد و اصفهان", "only in

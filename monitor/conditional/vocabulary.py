@@ -30,6 +30,7 @@ class _Vocabulary:
         self.except_markers = _matcher(packs, lambda p: p.except_markers)
         self.including = _matcher(packs, lambda p: p.including)
         self.scope_markers = _matcher(packs, lambda p: p.scope_markers)
+        self.closing_excepts = _matcher(packs, lambda p: p.closing_excepts)
         self.groups = _matcher(packs, lambda p: p.groups, inflected=True)
         self.tiers = _matcher(packs, lambda p: p.tiers, inflected=True)
         self.label_tiers = _matcher(packs, lambda p: p.label_tiers, inflected=True)

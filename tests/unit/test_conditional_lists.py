@@ -19,7 +19,7 @@ from monitor.numeric import NumericRules
 DEPOSIT_ZH = ["YJ-1. 车辆押金按车型收取：\n经济型：1,500元\n舒适型：2,500元\nSUV：4,000元"]
 POINTS_ZH = ["会员积分：每消费1元积1分。金卡会员每消费1元积3分。"]
 BEDS_EN = [
-    "RM-4. Rollaway beds can be added in Executive rooms and suites only. The charge is CNY 260 per night "
+    "RM-4. Rollaway beds are available only for Executive rooms and suites. The charge is CNY 260 per night "
     "including breakfast for one guest, or HKD 380 per night at our Kowloon hotel."
 ]
 SENIOR_EN = [
