@@ -39,6 +39,7 @@ _POST_REACH = 40  # characters from a value to the "for" of its case: "45 USD m�
 # what an "including" word widens; people after one still name who a case holds ("（含学生会员）")
 _WIDENED = frozenset({"days"})
 _SPACE = re.compile(r"\s*")
+_ALL_OF_REACH = 8  # characters before a group noun to look for its general word ("所有", "tất cả")
 _INCLUDED_REACH = 24  # characters back from a condition to look for its "including" word
 _INCLUDED_GAP = " ,，:：、"  # what may stand between "including" and what it names
 
@@ -547,7 +548,7 @@ class _PhraseReader:
             word = match.group()
             if word in self.vocabulary.general_words:
                 return match.end(), set()
-            if word in self.vocabulary.stopwords:
+            if word in self.vocabulary.stopwords or word in self.vocabulary.verbs:  # "تعلق می‌گیرد که"
                 apart = word in self.vocabulary.plurals and between == " "  # "نشانی‌های" read with a space
                 if words and not apart:
                     break  # the name ends where the clause goes on: "khu vực miền Bắc | được giao"
@@ -587,7 +588,11 @@ class _PhraseReader:
             if space is not None and v.modals.match(low, space.end()) is not None:
                 return None  # "Khách hàng có thể mua gói THEM5": customers can buy it, no group named
             words, first = self._linked(low, match.end(), part_end, link_needed=False), match.start()
-        if not words or any(w in v.general_words for w in words):
+        if (
+            not words
+            or any(w in v.general_words for w in words)
+            or self._all_of(low, part_start, match.start())
+        ):
             return None
         # A key that folds to another language's function word ("thẻ" -> "the") is said by any English
         # question: the nearest word that does not names the group ("bệnh nhân có thẻ BHYT" -> "bhyt").
@@ -629,6 +634,15 @@ class _PhraseReader:
             if not _NUMBER.search(bracket.group(1)) and 0 < len(_TOKEN.findall(bracket.group(1))) <= 3
         ]
         return _blank(low, spans) if spans else low
+
+    def _all_of(self, low: str, start: int, position: int) -> bool:
+        """Whether a general word stands right before a group noun ("所有会员", "各类会员卡", "all
+        members"): all of the group, as in English, where the word is a token of its own; a Chinese run
+        ("所有会员购票") is no token to look up."""
+        return any(
+            not low[found.end() : position].strip()
+            for found in self.vocabulary.general.finditer(low, max(start, position - _ALL_OF_REACH), position)
+        )
 
     def _general_before(self, low: str, start: int, position: int) -> bool:
         """Whether the word just before ``position`` (in its part) marks the general case ("همه")."""

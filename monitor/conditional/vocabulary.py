@@ -110,8 +110,13 @@ class _Vocabulary:
         return sides.pop() if len(sides) == 1 else 0
 
     def content(self, word: str) -> bool:
-        """A word that can name a condition: not a stopword, a link or a group noun."""
-        return word not in self.stopwords and word not in self.links and word not in self.group_words
+        """A word that can name a condition: not a stopword, a link, a group noun or a verb form."""
+        return (
+            word not in self.stopwords
+            and word not in self.links
+            and word not in self.group_words
+            and word not in self.verbs
+        )
 
 
 def _words(packs: Iterable[ConditionalPack], field: _Field) -> frozenset[str]:
