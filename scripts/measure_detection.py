@@ -76,6 +76,10 @@ DOMAINS: dict[str, str | Path] = {
     "petshop": DATA / "petshop.domain.json",
     "groceries": DATA / "groceries.domain.json",
     "hotpot": DATA / "hotpot.domain.json",
+    "airportpark": DATA / "airportpark.domain.json",
+    "phonerepair": DATA / "phonerepair.domain.json",
+    "busvn": DATA / "busvn.domain.json",
+    "laundry": DATA / "laundry.domain.json",
 }
 
 

@@ -1,7 +1,8 @@
-"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet to furniture and
-bookshop, mobilevn, travelins and ebike, each read once; and the sealed carinsure, petshop, groceries
-and hotpot): each domain file loads alone and with its held-out test wordings, generates valid
-traffic, and never shares a sentence with its test file (tests/data/simulate/FORMAT.md)."""
+"""The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet to furniture,
+bookshop, mobilevn, travelins, ebike, carinsure, petshop, groceries and hotpot, each read once; and the
+sealed airportpark, phonerepair, busvn and laundry): each domain file loads alone and with its held-out
+test wordings, generates valid traffic, and never shares a sentence with its test file
+(tests/data/simulate/FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ DOMAINS = [
     Unseen("petshop", "vi", 13, 26, frozenset({"vi", "en", "zh"})),  # Mèo Mập Pet Stores (sealed)
     Unseen("groceries", "en", 14, 25, frozenset({"en", "zh", "fa"})),  # FreshCart (sealed)
     Unseen("hotpot", "zh", 13, 26, frozenset({"zh", "en", "vi"})),  # 蜀味火锅 Shuwei Hotpot (sealed)
+    Unseen("airportpark", "en", 14, 26, frozenset({"en", "zh", "vi"})),  # SkyPark Airport Parking (sealed)
+    Unseen("phonerepair", "fa", 14, 26, frozenset({"fa", "en", "zh"})),  # آی‌فیکس iFix (sealed)
+    Unseen("busvn", "vi", 14, 26, frozenset({"vi", "en", "fa"})),  # Phương Nam Express (sealed)
+    Unseen("laundry", "zh", 14, 26, frozenset({"zh", "en", "vi"})),  # 净衣坊 Jingyi Laundry (sealed)
 ]
 
 
