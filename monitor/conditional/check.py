@@ -89,6 +89,7 @@ _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
+_BRACKET_GAP = " (（["  # between a value and the bracket that names its case
 _RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
 _SIBLINGS = 1  # sentences before a statement where a sibling case's other value may stand
@@ -886,6 +887,9 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         # ارائه می‌شود"): the subject's words, and the scope, for later clauses that name the subject
         subject: tuple[frozenset[str], tuple[_Condition, ...]] = (frozenset(), ())
         opened: tuple[_Condition, ...] = ()  # who the sentence's first clause names, for its ";" parts
+        # a bracket right after a value whose own values only name its conditions ("普通号10元（限年满65周岁
+        # 的长者）", "$10 (customers aged 65 and over)"): those conditions are that value's
+        bracketed: dict[int, tuple[_Condition, ...]] = {}
         for index, (start, end) in enumerate(clauses):
             first, number = len(out), index
             following = clauses[index + 1] if index + 1 < len(clauses) else (end, end)
@@ -915,6 +919,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 threshold = next(
                     (c.terms for c in reversed(conditions) if c.kind == "threshold" and c.terms), threshold
                 )
+                if text is low and here:
+                    bracketed.update(self._bracket_terms(low, begin, found, here, conditions))
                 general = self.vocabulary.general.search(text, begin, stop) is not None
                 if general or any(c.kind != "threshold" for c in conditions):
                     carried = ()  # a new case; a threshold ("up to 6 visits") may be the value's own
@@ -926,7 +932,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 for position, finish, quantity in here:
                     bound = self._bound(text, begin, stop, position, conditions, starts)
                     bound = bound or carried or inherited or about
-                    bound = (*bound, *noted)
+                    bound = (*bound, *noted, *bracketed.get(position, ()))
                     if position in rows:
                         bound = rows[position].govern(bound)
                     if quantity.unit == CLOCK:
@@ -955,6 +961,22 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             clause_of += [number] * (len(out) - len(clause_of))
         out = self._contrasted_cases(_restated(out, at, inner), clause_of)
         return tuple(self._sibling_cases(out, clause_of, at, clauses, low))
+
+    @staticmethod
+    def _bracket_terms(
+        low: str,
+        begin: int,
+        found: Sequence[tuple[int, int, Quantity]],
+        here: Sequence[tuple[int, int, Quantity]],
+        conditions: Sequence[_Condition],
+    ) -> dict[int, tuple[_Condition, ...]]:
+        """The value right before a bracket (by its offset) with the bracket's conditions, when every
+        value in the bracket is a term of one of them (an age, a threshold); else nothing."""
+        terms = {amount for c in conditions for amount in c.terms}
+        if not terms or any((q.value, q.unit) not in terms for _, _, q in here):
+            return {}
+        before = [(s, e) for s, e, _ in found if e <= begin and not low[e:begin].strip(_BRACKET_GAP)]
+        return {before[-1][0]: tuple(conditions)} if before else {}
 
     @staticmethod
     def _opens(low: str, start: int, condition: _Condition) -> bool:
