@@ -89,6 +89,9 @@ _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
+_LIST_COLON = re.compile(r"[:：]")
+_DIGIT = re.compile(r"\d")
+_SENTENCE_END = re.compile(r"[.。!！?？\n](?!\d)")
 _BRACKET_GAP = " (（["  # between a value and the bracket that names its case
 _RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
 _NEIGHBOURS = 2  # sentences either side where a prepositional case's other value may stand
@@ -443,6 +446,8 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 return True
             if condition.kind in _GOODS and self._common(condition, statement, statements):
                 return True
+            if condition.place and self._everywhere(condition, statement, statements):
+                return True
             if not self._carried(condition, asked):
                 return False
             # carried by its words: by one that sets it apart from its siblings too (not needed where a
@@ -716,6 +721,28 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             and self.vocabulary.kind(s.amount[1]) == kind
             and self._same_topic(s, statement)
         )
+
+    def _everywhere(
+        self, condition: _Condition, statement: _Statement, statements: Sequence[_Statement]
+    ) -> bool:
+        """Whether a channel or place heads a list ("Phí thay SIM tại cửa hàng: khách hàng thông thường
+        25.000đ; hội viên Vàng 10.000đ"): the list's values, two or more of the kind after its colon in
+        the sentence, all hold there, so the place sets none of them apart."""
+        chunk = statement.chunk
+        colon = _LIST_COLON.search(chunk, condition.end)
+        if colon is None or _DIGIT.search(chunk, condition.end, colon.start()) is not None:
+            return False
+        end = _SENTENCE_END.search(chunk, colon.end())
+        stop = end.start() if end is not None else len(chunk)
+        kind = self.vocabulary.kind(statement.amount[1])
+        listed = {
+            s.amount
+            for s in statements
+            if s.chunk == chunk
+            and self.vocabulary.kind(s.amount[1]) == kind
+            and chunk.find(s.text, colon.end(), stop) >= 0
+        }
+        return len(listed) > 1
 
     def _same_topic(self, one: _Statement, other: _Statement) -> bool:
         """Whether two statements speak of the same thing: two content words in common, besides the

@@ -156,7 +156,7 @@ class _PhraseReader:
             if _overlaps(match, nouns):
                 continue  # "hộ gia đình" (household) is a group noun, not the label word "gia đình"
             key = " ".join(match.group().translate(_ACCENTS).split())
-            tier = _Condition("group", match.start(), match.end(), frozenset({key}), phrase=key)
+            tier = _Condition("group", match.start(), match.end(), frozenset({key}), phrase=key, place=True)
             if not _inside(tier, [*out, *excluded]) and not _overlaps(match, values):
                 out.append(tier)
         # "Trên các chặng quốc tế, ...": a case only where no marker, group or tier names it already

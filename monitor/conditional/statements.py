@@ -39,6 +39,7 @@ class _Condition:
     # quốc tế, em bé trả 20%" after "... trả 10%"): else a preposition that says where, not which case
     contrast: bool = False
     of: int = -1  # a postposed case's value ("45 USD đối với vé Eco Saver"): the offset it qualifies
+    place: bool = False  # a label word naming a channel or place ("tại cửa hàng", "online")
 
 
 @dataclass(frozen=True, slots=True)
