@@ -89,6 +89,7 @@ _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
+_BEFORE_SHARED = 1  # topic words a general case before a value shares with it ("deposit ... per stay")
 _LIST_COLON = re.compile(r"[:：]")
 _DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.。!！?？\n](?!\d)")
@@ -344,7 +345,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         shared = self._topic_shared(rival, best)
         if self.vocabulary.general.search(lower(rival.clause)) is not None:
             return shared >= 1
-        return 0 <= rival.chunk.find(rival.clause) < at and shared >= 2
+        return 0 <= rival.chunk.find(rival.clause) < at and shared >= _BEFORE_SHARED
 
     def _counts(self, text: str) -> bool:
         return self.numeric.number_at(text) is not None

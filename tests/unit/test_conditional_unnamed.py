@@ -25,6 +25,11 @@ BILLS_EN = [
     "BL-2. Every bill is due 21 days after it is issued. Holders of a Pensioner Concession Card are "
     "allowed 35 days after it is issued."
 ]
+# the rule, then a branch's value in a sentence sharing one topic word with it ("stay")
+STAY_EN = [
+    "DP-2. At check-in a deposit of CNY 600 per room per night is taken, up to CNY 2,400 per stay. "
+    "Lanting Kowloon takes HKD 1,200 per stay."
+]
 PRICES_EN = ["PT-1. Personal training:\nSingle session: $80.\nPack of 10 sessions: $700."]
 
 
@@ -40,6 +45,7 @@ def rules() -> ConditionalRules:
         ("每天多少公里", "每天200公里。", MILEAGE_ZH, "200公里"),  # the rule first, then the case
         ("giao lien tinh mat may ngay", "Giao liên tỉnh 2 ngày làm việc.", DELIVERY_VI, "2 ngày làm việc"),
         ("how long do i have to pay my bill", "You have 35 days after it is issued.", BILLS_EN, "35 days"),
+        ("deposit?", "A deposit of HKD 1,200 is taken per stay.", STAY_EN, "HKD 1,200"),
     ],
 )
 def test_a_case_no_pack_names_is_found_beside_the_general_case(
@@ -60,6 +66,7 @@ def test_a_case_no_pack_names_is_found_beside_the_general_case(
         ("giao lien tinh mat may ngay", "Giao liên tỉnh 3-5 ngày làm việc.", DELIVERY_VI),
         ("my pensioner card, how long to pay", "You have 35 days after it is issued.", BILLS_EN),
         ("how long do i have to pay my bill", "Bills are due 21 days after they are issued.", BILLS_EN),
+        ("deposit in kowloon?", "Lanting Kowloon takes HKD 1,200 per stay.", STAY_EN),
         # rows of a list are parallel cases, read by the row reader, not a rule and its exception
         ("pt price", "A personal training session costs $80.", PRICES_EN),
         # in another language the case's words cannot be quoted: no finding from this rule
