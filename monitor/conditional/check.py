@@ -91,6 +91,8 @@ _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
 _BEFORE_SHARED = 1  # topic words a general case before a value shares with it ("deposit ... per stay")
 _LIST_COLON = re.compile(r"[:：]")
+_CLOCK_TIME = re.compile(r"(?<![\d:：.,/])([01]?\d|2[0-4])[:：]([0-5]\d)(?![\d:：])")
+_CLOCK_TIME_UNIT = "clock_time"
 _DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.。!！?？\n](?!\d)")
 _BRACKET_GAP = " (（["  # between a value and the bracket that names its case
@@ -785,6 +787,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         clocks = self.vocabulary.clock.ranges(low)
         if clocks:  # "từ 7 giờ đến 17 giờ" is opening hours, not two durations
             found = [f for f in found if not any(s < f[1] and f[0] < e for s, e, _ in clocks)] + clocks
+        found += self._times(low, surface, [(start, end) for start, end, _ in found])
         found += self._ages(low, surface, [(start, end) for start, end, _ in found])
         found += [
             first
@@ -839,6 +842,24 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
             word = counted_word(folded, word, match.end())
             counted = Quantity(read[0], f"{_COUNT}{word}", surface[match.start() : match.end()])
             out.append((match.start(), match.end(), counted))
+        return out
+
+    @staticmethod
+    def _times(low: str, surface: str, taken: Sequence[tuple[int, int]]) -> list[tuple[int, int, Quantity]]:
+        """Times of day written alone on a 24-hour clock ("check-in from 11:00", "15:00之后"), outside a
+        clock range: a value of unit ``clock_time`` (HHMM), which a case may set apart like a price."""
+        out = []
+        for match in _CLOCK_TIME.finditer(low):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            value = Decimal(int(match.group(1)) * 100 + int(match.group(2)))
+            out.append(
+                (
+                    match.start(),
+                    match.end(),
+                    Quantity(value, _CLOCK_TIME_UNIT, surface[match.start() : match.end()]),
+                )
+            )
         return out
 
     def _clock_time(self, folded: str, start: int) -> bool:
