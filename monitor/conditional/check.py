@@ -350,6 +350,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         return 0 <= rival.chunk.find(rival.clause) < at and shared >= _BEFORE_SHARED
 
     def _counts(self, text: str) -> bool:
+        """Whether ``text`` opens with a number, digits or the numeric packs' words ("one person")."""
         return self.numeric.number_at(text) is not None
 
     def _own_cases(self, answer: str) -> tuple[tuple[_Amount, tuple[_Condition, ...]], ...]:
