@@ -91,12 +91,22 @@ def variants(domain: str, split: str) -> Path | None:
     return path if path.exists() else None
 
 
-def measure(domain: str, split: str, seed: int, count: int, work: Path) -> dict[str, Any] | None:
+def traffic_config(domain: str, split: str, seed: int, count: int) -> SimConfig | None:
+    """The simulated traffic of a domain's split: a healthy index, then seed 000's bad deploy from the
+    middle on; None when the domain has no such split."""
     variant = variants(domain, split)
     if split != "train" and variant is None:
         return None
+    return SimConfig(
+        count=count, seed=seed, domain=DOMAINS[domain], variants=variant, bad_deploy_at=count // 2
+    )
+
+
+def measure(domain: str, split: str, seed: int, count: int, work: Path) -> dict[str, Any] | None:
+    config = traffic_config(domain, split, seed, count)
+    if config is None:
+        return None
     source = DOMAINS[domain]
-    config = SimConfig(count=count, seed=seed, domain=source, variants=variant, bad_deploy_at=count // 2)
     traces = work / f"{domain}.{split}.jsonl"
     labels: dict[str, dict[str, Any]] = {}
     with traces.open("w", encoding="utf-8") as out:

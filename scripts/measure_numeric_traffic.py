@@ -19,10 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from measure_detection import DOMAINS, variants  # noqa: E402
+from measure_detection import DOMAINS, traffic_config  # noqa: E402
 
 from monitor.numeric import NumericRules  # noqa: E402
-from monitor.simulate import SimConfig, generate  # noqa: E402
+from monitor.simulate import generate  # noqa: E402
 
 WRONG = frozenset({"wrong_number", "wrong_unit"})
 
@@ -36,15 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rules = NumericRules.load()
     total = dict.fromkeys(("correct", "correct_unsupported", "wrong", "wrong_found"), 0)
-    for domain, source in DOMAINS.items():
+    for domain in DOMAINS:
         if args.domain and domain not in args.domain:
             continue
-        variant = variants(domain, args.split)
-        if args.split != "train" and variant is None:
+        config = traffic_config(domain, args.split, args.seed, args.count)
+        if config is None:
             continue
-        config = SimConfig(
-            count=args.count, seed=args.seed, domain=source, variants=variant, bad_deploy_at=args.count // 2
-        )
         counts = dict.fromkeys(total, 0)
         for message in generate(config):
             if "simulation" not in message:

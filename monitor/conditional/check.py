@@ -54,6 +54,7 @@ from monitor.conditional.text import (
     _Amount,
     _blank,
     _clauses,
+    _digit_between,
     _has,
     _parentheticals,
     _part,
@@ -89,11 +90,9 @@ _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 
 # of: one in common ("期为", "delivery") is chance, the qualifier's own sentence shares its subject too
 _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
-_BEFORE_SHARED = 1  # topic words a general case before a value shares with it ("deposit ... per stay")
 _LIST_COLON = re.compile(r"[:：]")
 _CLOCK_TIME = re.compile(r"(?<![\d:：.,/])([01]?\d|2[0-4])[:：]([0-5]\d)(?![\d:：])")
 _CLOCK_TIME_UNIT = "clock_time"
-_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.。!！?？\n](?!\d)")
 _BRACKET_GAP = " (（["  # between a value and the bracket that names its case
 _RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
@@ -341,13 +340,13 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         )
 
     def _sibling(self, rival: _Statement, best: _Statement, at: int) -> bool:
-        """Whether ``rival`` reads as the general case beside ``best``: before it in the chunk with two
-        topic words in common (a policy states the rule, then its cases), or anywhere with a general
-        marker ("一般", "standard", "thường") and one."""
-        shared = self._topic_shared(rival, best)
-        if self.vocabulary.general.search(lower(rival.clause)) is not None:
-            return shared >= 1
-        return 0 <= rival.chunk.find(rival.clause) < at and shared >= _BEFORE_SHARED
+        """Whether ``rival`` reads as the general case beside ``best``: a topic word in common, and
+        before it in the chunk (a policy states the rule, then its cases) or anywhere with a general
+        marker ("一般", "standard", "thường")."""
+        if not self._topic_shared(rival, best):
+            return False
+        general = self.vocabulary.general.search(lower(rival.clause)) is not None
+        return general or 0 <= rival.chunk.find(rival.clause) < at
 
     def _counts(self, text: str) -> bool:
         """Whether ``text`` opens with a number, digits or the numeric packs' words ("one person")."""
@@ -734,7 +733,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         the sentence, all hold there, so the place sets none of them apart."""
         chunk = statement.chunk
         colon = _LIST_COLON.search(chunk, condition.end)
-        if colon is None or _DIGIT.search(chunk, condition.end, colon.start()) is not None:
+        if colon is None or _digit_between(chunk, condition.end, colon.start()):
             return False
         end = _SENTENCE_END.search(chunk, colon.end())
         stop = end.start() if end is not None else len(chunk)

@@ -44,6 +44,14 @@ _INCLUDED_REACH = 24  # characters back from a condition to look for its "includ
 _INCLUDED_GAP = " ,，:：、"  # what may stand between "including" and what it names
 
 
+def _right_before(
+    matcher: re.Pattern[str], low: str, start: int, at: int, reach: int, gap: str | None = None
+) -> bool:
+    """Whether a form of ``matcher`` ends right before ``at`` (only ``gap`` characters between, by
+    default spaces), at most ``reach`` characters back and not before ``start``."""
+    return any(not low[m.end() : at].strip(gap) for m in matcher.finditer(low, max(start, at - reach), at))
+
+
 def _labels(low: str, start: int, end: int) -> bool:
     """Whether a group noun's words run up to a row's separator ("Cư dân tòa nhà Phú Gia: 1.200.000đ",
     "Household | $25"): in a label the words after a group noun name it, whatever their case."""
@@ -178,16 +186,16 @@ class _PhraseReader:
             out += self._named_goods(low, start, end, out)
         # "24/7 bằng thẻ từ, kể cả Chủ nhật và ngày lễ", "open daily, including public holidays": the
         # days after "including" widen the days, they set none apart
-        out = [c for c in out if not (c.kind in _WIDENED and self._included(low, start, c.start))]
+        out = [
+            c
+            for c in out
+            if not (
+                c.kind in _WIDENED
+                and _right_before(v.including, low, start, c.start, _INCLUDED_REACH, _INCLUDED_GAP)
+            )
+        ]
         out = self._named_again(low, start, end, self._joined_tiers(low, out), values)
         return self._branches(low, start, end, sorted(out, key=lambda c: c.start))
-
-    def _included(self, low: str, start: int, at: int) -> bool:
-        """Whether an "including" word ends right before ``at`` (spaces and commas between)."""
-        return any(
-            not low[match.end() : at].strip(_INCLUDED_GAP)
-            for match in self.vocabulary.including.finditer(low, max(start, at - _INCLUDED_REACH), at)
-        )
 
     def _joined_tiers(self, low: str, conditions: list[_Condition]) -> list[_Condition]:
         """Two tier words in a row are one name, the first qualifying the second ("黄金VIP", "Gold
@@ -591,7 +599,9 @@ class _PhraseReader:
         if (
             not words
             or any(w in v.general_words for w in words)
-            or self._all_of(low, part_start, match.start())
+            # "所有会员", "各类会员卡": all of the group, as "all members" (a token of its own) in English;
+            # a Chinese run ("所有会员购票") is no token to look up
+            or _right_before(v.general, low, part_start, match.start(), _ALL_OF_REACH)
         ):
             return None
         # A key that folds to another language's function word ("thẻ" -> "the") is said by any English
@@ -634,15 +644,6 @@ class _PhraseReader:
             if not _NUMBER.search(bracket.group(1)) and 0 < len(_TOKEN.findall(bracket.group(1))) <= 3
         ]
         return _blank(low, spans) if spans else low
-
-    def _all_of(self, low: str, start: int, position: int) -> bool:
-        """Whether a general word stands right before a group noun ("所有会员", "各类会员卡", "all
-        members"): all of the group, as in English, where the word is a token of its own; a Chinese run
-        ("所有会员购票") is no token to look up."""
-        return any(
-            not low[found.end() : position].strip()
-            for found in self.vocabulary.general.finditer(low, max(start, position - _ALL_OF_REACH), position)
-        )
 
     def _general_before(self, low: str, start: int, position: int) -> bool:
         """Whether the word just before ``position`` (in its part) marks the general case ("همه")."""

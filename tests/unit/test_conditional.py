@@ -65,12 +65,6 @@ def _cases(*splits: str) -> list[Any]:
     return [pytest.param(case, id=case["id"]) for split in splits for case in load_cases(split)]
 
 
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    """The packaged packs, loaded once for the module."""
-    return ConditionalRules.load(NumericRules.load())
-
-
 @pytest.mark.parametrize("case", _cases("train", "train_more", "dev"))
 def test_train_and_dev_cases(rules: ConditionalRules, case: dict[str, Any]) -> None:
     """Each case gets the expected verdict: critical, warning or nothing."""

@@ -13,16 +13,10 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 FEES_ZH = ["GH-1. 挂号费：普通号每次25元；专家号每次90元。普通号12元（限年满65周岁的长者，需出示身份证）。"]
 TICKETS_EN = ["TK-2. Admission: adults $18; $10 (visitors aged 65 and over); children under 5 free."]
 BANK_EN = ["FX-1. The daily transfer limit is $500 ($2,000 for Priority Banking customers)."]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

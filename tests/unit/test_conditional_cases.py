@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 ROAMING = (
     "Cước gọi về Việt Nam là 1.500 đồng mỗi phút. "
@@ -39,11 +38,6 @@ CLAIMS_VI = (
 OPENING_SCOPE = "Phí giữ chỗ là 100.000 đồng. Chỉ tại quầy sân bay, phí giữ chỗ là 250.000 đồng mỗi khách."
 CHILDREN = "Trẻ từ 6 tuổi đến dưới 16 tuổi được giảm 50% giá vé người lớn."
 CHILDREN_ZH = "6岁至未满16岁儿童享成人票价的50%。"
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 # a leading preposition names a case beside another value

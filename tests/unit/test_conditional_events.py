@@ -14,17 +14,11 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 CLAIMS_EN = ["CL-1. Claims must be lodged within 31 days of returning home from your trip."]
 RETURNING_EN = ["LY-1. Returning customers get 10% off their next order; new customers get 5% off."]
 GOLD_RETURNS_EN = ["RT-1. If you are a Gold member, returns are accepted within 60 days of delivery."]
 IN_STORE_EN = ["RT-2. Returns are accepted within 14 days; if you bought the item in store, within 30 days."]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 def test_returning_home_is_no_tier_of_customers(rules: ConditionalRules) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 ACCESS_VI = [
     "Chỉ thành viên Fixed Desk và Private Office được ra vào 24/7 bằng thẻ từ, kể cả Chủ nhật và ngày lễ. "
@@ -22,11 +21,6 @@ HOTLINE_EN = [
     "CS-1. Our hotline answers 8:00-22:00 every day, including public holidays; email replies in 2 days."
 ]
 DESK_ZH = ["前台服务时间为9:00-18:00，包括周六和周日。仅限铂金会员可享受24小时专属客服。"]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 DEPOSIT_ZH = ["YJ-1. 车辆押金按车型收取：\n经济型：1,500元\n舒适型：2,500元\nSUV：4,000元"]
 POINTS_ZH = ["会员积分：每消费1元积1分。金卡会员每消费1元积3分。"]
@@ -36,11 +35,6 @@ WASH_ZH = ["XC-2. 洗车年卡售价360元，有效期一年，每月可享2次�
 TICKETS_EN = [
     "TK-1. Ticket prices: adults $18, children under 12 $9. TK-2. Members only: adult tickets cost $12."
 ]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 BEDS_EN = [
     "RM-2. Rollaway beds cost CNY 300 per night with breakfast for one person, "
@@ -32,11 +31,6 @@ CHANGES_ZH = [
     "GQ-2. 每张电影票可在开场前4小时以前免费改签1次。"
     "黑金卡会员除外：黑金卡会员每张票可改签3次，开场前1小时以前均可办理。"
 ]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

@@ -12,17 +12,11 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 ADDON_VI = ["DL-4. Khách hàng có thể mua gói bổ sung NET10 giá 20.000 đồng, có 3 GB dùng trong ngày."]
 CARD_VI = ["KM-2. Khách hàng có thẻ VIP được giảm 10% hóa đơn; khách hàng thông thường được giảm 5%."]
 ADDON_FA = ["بسته-۲. مشتریان می‌توانند بسته اضافه ۵ گیگ را با ۳۰ هزار تومان بخرند."]
 GOLD_FA = ["تخفیف-۱. مشتریان طلایی ۲۰ درصد تخفیف می‌گیرند و سایر مشتریان ۱۰ درصد."]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

@@ -65,11 +65,6 @@ EXTENDED_WARRANTY_ZH = [
 HOTLINE_ZH = ["KF-1 客服热线每天上午9点至下午6点，节假日照常服务；app在线客服24小时在线。"]
 
 
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
-
-
 @pytest.mark.parametrize(
     ("question", "answer", "chunks"),
     [

@@ -9,14 +9,8 @@ import pytest
 import yaml
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 CASES = yaml.safe_load((Path(__file__).parents[2] / "tests/data/conditional/sets.yaml").read_text("utf-8"))
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize("case", CASES["cases"], ids=[case["id"] for case in CASES["cases"]])

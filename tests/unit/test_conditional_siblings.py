@@ -33,11 +33,6 @@ CARD_EN = (
 )
 
 
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
-
-
 def flagged(rules: ConditionalRules, question: str, answer: str, chunk: str) -> bool:
     return bool(rules.check(question, answer, [chunk]).findings)
 

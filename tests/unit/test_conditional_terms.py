@@ -13,7 +13,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 PRICE_GUARANTEE_FA = (
     "تضمین قیمت: اگر ظرف ۴۸ ساعت پس از خرید، قیمت همان کالا در فروشگاه کاهش یابد، مابه‌التفاوت به "
@@ -53,11 +52,6 @@ INVOICE_ZH = (
     "会员订单可在支付后90天内，于「会员中心—订单」开具电子发票，发票将在2个工作日内发送至邮箱。"
     "退款5个工作日内到账。"
 )
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

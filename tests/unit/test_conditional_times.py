@@ -13,17 +13,11 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 CHECK_IN_EN = [
     "CI-1. Check-in opens at 14:00 at all our hotels. At Lanting Kowloon, check-in opens at 15:00. "
     "Gold members are guaranteed check-in from 12:00."
 ]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

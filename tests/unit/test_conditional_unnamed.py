@@ -13,7 +13,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 DEPOSIT_ZH = ["押金一般为2,000元；豪华型车辆押金为10,000元。"]
 MILEAGE_ZH = ["每日含300公里行驶里程。豪华型车辆每日含200公里。"]
@@ -31,11 +30,6 @@ STAY_EN = [
     "Lanting Kowloon takes HKD 1,200 per stay."
 ]
 PRICES_EN = ["PT-1. Personal training:\nSingle session: $80.\nPack of 10 sessions: $700."]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(

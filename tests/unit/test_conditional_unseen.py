@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 NOTICE = (
     "Casual members can leave at any time by giving 14 days' notice. "
@@ -36,11 +35,6 @@ PAYMENT_ZH = (
 )
 DELIVERY_EN = "Standard delivery costs $6. Over $40, delivery is free."
 OPENING = "The counter opens between 8:00 and 20:00. Repair club members may book until 22:00 with notice."
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 def flagged(rules: ConditionalRules, question: str, answer: str, chunk: str | list[str]) -> bool:

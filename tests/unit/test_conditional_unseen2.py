@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 # a qualified unit in another sentence that shares one chance word with the answer ("期为")
 RETURNS_ZH = (
@@ -23,11 +22,6 @@ PRINTER_ZH = "【耗材】墨盒保质期：未开封2年。墨盒须在开封�
 SWIM_ZH = "凡在本馆报名游泳课程的学员，均可免费使用淋浴间。教练课每节120元，年卡会员每节90元。"
 SWIM_TIER_ZH = "凡年卡会员，均可免费预约私教体验课1次；其他学员体验课每次80元。"
 FERRY_ZH = "客服热线每天9:00-18:00。另设专线，提供7×24小时服务及优先处理。以上专线服务仅适用于白金会员。"
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 def flagged(rules: ConditionalRules, question: str, answer: str, chunk: str) -> bool:

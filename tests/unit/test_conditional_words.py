@@ -17,7 +17,6 @@ from __future__ import annotations
 import pytest
 
 from monitor.conditional import ConditionalRules
-from monitor.numeric import NumericRules
 
 EARLY_FA = [
     "تخفیف-۲. تخفیف ثبت‌نام زودهنگام ۱۵٪ است. این تخفیف فقط به کسانی تعلق می‌گیرد که دست‌کم ۲۰ روز "
@@ -28,11 +27,6 @@ MEMBERS_EN = ["MB-1. All members get 5% off; Gold members get 10% off."]
 # "ویژه" (special) describes the benefits here; "اعضای ویژه" (special members) is a group with its qualifier
 GOLD_FA = ["باشگاه-۳. مزایای ویژه اعضای طلایی: ارسال رایگان برای خریدهای بالای ۵۰۰ هزار تومان."]
 SPECIAL_FA = ["باشگاه-۴. اعضای ویژه ۳۰ روز برای مرجوعی فرصت دارند؛ سایر مشتریان ۱۰ روز."]
-
-
-@pytest.fixture(scope="module")
-def rules() -> ConditionalRules:
-    return ConditionalRules.load(NumericRules.load())
 
 
 @pytest.mark.parametrize(
