@@ -93,7 +93,10 @@ async def running(
         judge, circuit_open = await _judge(settings, packs, embedder, numeric, stack)
         store = stack.enter_context(open_store(settings.store, scrubber=scrubber))
         flags = FlagRules.load(packs)
-        review = ReviewSink(store, metrics, thresholds_by_metric(flags))
+        conditional = ConditionalRules.load(numeric, packs, embedder) if flags.enabled(CONDITIONAL) else None
+        mutes = conditional.mutes if conditional is not None else None
+        review = ReviewSink(store, metrics, thresholds_by_metric(flags), mutes=mutes)
+        review.reload_mutes()  # before the first trace; the sink reloads them every MUTES_REFRESH_S
         stack.push_async_callback(review.aclose, settings.shutdown_deadline_s)
         sinks: list[SinkLike] = [*_results(settings, scrubber, stack, replay), review]
         sinks += _exporter(settings, metrics, flags, scrubber, stack)
@@ -102,7 +105,6 @@ async def running(
         sampler = Sampler(
             policy, FeedbackWindow(settings.feedback_window, settings.feedback_window_bytes), clock
         )
-        conditional = ConditionalRules.load(numeric, packs, embedder) if flags.enabled(CONDITIONAL) else None
         pipeline = Pipeline(
             metrics, numeric, sampler, judge, flags, sinks, golden=golden, conditional=conditional,
             judge_concurrency=settings.judge.concurrency, judge_deadline_s=settings.judge.trace_deadline_s,

@@ -100,7 +100,7 @@ class Evaluation(msgspec.Struct, frozen=True):
         """The result record (DESIGN.md): one JSON object per trace."""
         a, t = self.assessment, self.assessment.trace
         result = self.judgement.result if self.judgement is not None else None
-        return {
+        record = {
             "trace_id": t.trace_id,
             "origin": a.origin.as_dict(),
             "versions": {
@@ -118,6 +118,9 @@ class Evaluation(msgspec.Struct, frozen=True):
             "judge": _judge_block(self.judgement),
             "flags": [flag.as_dict() for flag in self.flags],
         }
+        if a.conditional is not None and a.conditional.muted:  # findings a reviewer muted
+            record["conditional_muted"] = a.conditional.muted_dicts()
+        return record
 
 
 def _judge_block(j: Judgement | None) -> dict[str, Any] | None:

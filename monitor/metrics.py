@@ -232,6 +232,11 @@ class Metrics:
         self.numeric_findings = c(
             "numeric_findings", "Numeric-rule findings, by kind and canonical unit.", ["kind", "unit"]
         )
+        self.conditional_muted = c(
+            "conditional_muted",
+            "Conditional-value findings a reviewer muted (reported, not flagged), by canonical unit.",
+            ["unit"],
+        )
         self.flagged = c("flagged", "Flags raised, by reason.", ["reason"])
         self.judge_requests = c("judge_requests", "Judge calls, by judge and outcome.", ["judge", "outcome"])
         self.judge_tokens = c(
@@ -370,6 +375,7 @@ class Metrics:
         by_label: dict[tuple[FastHistogram, Labels], list[float]] = {}
         feedback: dict[str, int] = {}
         findings: dict[tuple[str, str], int] = {}
+        muted: dict[str, int] = {}
         golden: list[Assessment] = []
         for a in batch:
             s, v = a.signals, a.versions
@@ -396,6 +402,9 @@ class Metrics:
             if a.has_findings:
                 for finding in a.findings():
                     findings[finding] = findings.get(finding, 0) + 1
+            if a.conditional is not None and a.conditional.muted:
+                for unit in a.conditional.muted_units():
+                    muted[unit] = muted.get(unit, 0) + 1
             if a.golden is not None:
                 golden.append(a)
         self.traces.inc(("ok",), len(batch))
@@ -410,6 +419,8 @@ class Metrics:
             self.feedback.inc((rating,), count)
         for finding, count in findings.items():
             self.numeric_findings.inc(finding, count)
+        for unit, count in muted.items():
+            self.conditional_muted.inc((unit,), count)
         if golden:
             self._record_golden(golden)
 

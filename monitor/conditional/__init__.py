@@ -7,5 +7,14 @@ docs/conditional.md.
 
 from monitor.conditional.check import ConditionalRules
 from monitor.conditional.model import FLAG_REASON, KIND, ConditionalFinding, ConditionalReport
+from monitor.conditional.mutes import Mute, MuteList
 
-__all__ = ["FLAG_REASON", "KIND", "ConditionalFinding", "ConditionalReport", "ConditionalRules"]
+__all__ = [
+    "FLAG_REASON",
+    "KIND",
+    "ConditionalFinding",
+    "ConditionalReport",
+    "ConditionalRules",
+    "Mute",
+    "MuteList",
+]

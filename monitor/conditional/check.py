@@ -32,6 +32,7 @@ from decimal import Decimal
 from monitor.conditional.asked import _Asked, _Carried
 from monitor.conditional.hours import CLOCK, DaySpan, blank
 from monitor.conditional.model import ConditionalFinding, ConditionalReport
+from monitor.conditional.mutes import MuteList
 from monitor.conditional.packs import ConditionalPack, load_packs
 from monitor.conditional.rows import _FOOTNOTE, _marks, _RowReader
 from monitor.conditional.scopes import _HEADING, _LABEL, _SECTION, _days_of, _ScopeReader
@@ -185,6 +186,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         self.languages = self.vocabulary.languages
         self.numeric = numeric
         self.carried_share = carried_share
+        self.mutes = MuteList()  # findings reviewers muted; the daemon reloads it from the review store
         self._statements = functools.lru_cache(maxsize=context_cache)(self._analyse)
         self._answer_cases = functools.lru_cache(maxsize=64)(self._own_cases)
 
@@ -196,7 +198,11 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         return cls(load_packs(packs or RulePacks()), numeric, embedder=embedder)
 
     def check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
-        """Answer values that only condition-bound statements of ``contexts`` support, unqualified."""
+        """Answer values that only condition-bound statements of ``contexts`` support, unqualified;
+        the findings a reviewer muted are reported apart."""
+        return self.mutes.apply(self._check(question, answer, contexts))
+
+    def _check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
         placed = self._asserted(answer)
         said = list(dict.fromkeys(quantity for _, quantity in placed))
         if not said or not contexts:

@@ -52,6 +52,8 @@ class ConditionalReport:
     # answer values that a condition-bound statement supports and whose condition the question or
     # answer carries ("Plus members get 30 days"): stated with their scope, they are not wrong numbers
     qualified: tuple[Quantity, ...] = ()
+    # findings a reviewer muted (monitor.conditional.mutes): reported apart, never flagged
+    muted: tuple[ConditionalFinding, ...] = ()
 
     @property
     def critical(self) -> bool:
@@ -80,3 +82,12 @@ class ConditionalReport:
     def as_dict(self) -> list[dict[str, Any]]:
         """The result record's ``conditional`` list."""
         return [finding.as_dict() for finding in self.findings]
+
+    def muted_units(self) -> Iterator[str]:
+        """The canonical unit of each muted finding, for ``ragmon_conditional_muted_total``."""
+        for finding in self.muted:
+            yield finding.unit.split(":", 1)[0]
+
+    def muted_dicts(self) -> list[dict[str, Any]]:
+        """The result record's ``conditional_muted`` list (the record has it only when not empty)."""
+        return [finding.as_dict() for finding in self.muted]

@@ -53,7 +53,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     review.add_argument("--store", default=None, help=STORE_HELP)
     review.set_defaults(func=_usage(review))
     commands = review.add_subparsers(dest="review_command", metavar="COMMAND")
-    for build in (_list, _show, _label, _promote, _agreement, _sample, add_serve_parser):
+    builders = (_list, _show, _label, _mute, _unmute, _mutes, _promote, _agreement, _sample, add_serve_parser)
+    for build in builders:
         parser = build(commands)
         # SUPPRESS: a --store after the sub-command overrides, its absence keeps the one before it.
         parser.add_argument("--store", default=argparse.SUPPRESS, help=STORE_HELP)
@@ -106,6 +107,32 @@ def _label(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> arg
     p.add_argument("--note", help="free text for the next reader")
     p.add_argument("--reviewer", help="who labelled it")
     p.set_defaults(func=cmd_label)
+    return p
+
+
+def _mute(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    p = commands.add_parser(
+        "mute", help="stop flagging a case's unqualified_condition findings: the policy does not bind them"
+    )
+    p.add_argument("trace_id", metavar="ID")
+    p.add_argument("--note", help="why the sentence does not bind the value")
+    p.add_argument("--reviewer", help="who muted it")
+    p.add_argument("--force", action="store_true", help="mute even what a confirmed case raised too")
+    p.set_defaults(func=cmd_mute)
+    return p
+
+
+def _unmute(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    p = commands.add_parser("unmute", help="flag a case's muted unqualified_condition findings again")
+    p.add_argument("trace_id", metavar="ID")
+    p.set_defaults(func=cmd_unmute)
+    return p
+
+
+def _mutes(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    p = commands.add_parser("mutes", help="list the muted unqualified_condition findings")
+    _format(p)
+    p.set_defaults(func=cmd_mutes)
     return p
 
 
@@ -237,6 +264,47 @@ def cmd_label(args: argparse.Namespace) -> int:
             reviewer=args.reviewer,
         )
         print(f"{case.trace_id}: {case.status}")
+        return 0
+
+    return _run(args, action)
+
+
+def cmd_mute(args: argparse.Namespace) -> int:
+    """``ragmon review mute ID``: the case's conditional findings stop being flagged on every replica."""
+
+    def action(store: ReviewStore) -> int:
+        for m in store.mute(args.trace_id, reviewer=args.reviewer, note=args.note, force=args.force):
+            print(f"muted: {m.value} {m.unit} bound to {m.condition!r}")
+        return 0
+
+    return _run(args, action)
+
+
+def cmd_unmute(args: argparse.Namespace) -> int:
+    """``ragmon review unmute ID``: the case's conditional findings are flagged again."""
+
+    def action(store: ReviewStore) -> int:
+        for m in store.unmute(args.trace_id):
+            print(f"unmuted: {m.value} {m.unit} bound to {m.condition!r}")
+        return 0
+
+    return _run(args, action)
+
+
+def cmd_mutes(args: argparse.Namespace) -> int:
+    """``ragmon review mutes``: every muted finding, oldest first."""
+
+    def action(store: ReviewStore) -> int:
+        mutes = store.mutes()
+        if args.format == "json":
+            _emit_json([m.to_json() for m in mutes])
+            return 0
+        for m in mutes:
+            who = f" by {m.reviewer}" if m.reviewer else ""
+            print(
+                f"{m.created_at:%Y-%m-%d %H:%M}  {m.mute.value} {m.mute.unit} bound to {m.mute.condition!r}"
+                f"  (from {m.trace_id}{who})"
+            )
         return 0
 
     return _run(args, action)

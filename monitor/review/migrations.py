@@ -86,6 +86,22 @@ _FLAG_SEVERITY = (
 
 _NO_SEVERITY_INDEX = ("DROP INDEX IF EXISTS review_flags_severity",)
 
+
+def _mutes(time_type: str) -> tuple[str, ...]:
+    return (
+        f"""CREATE TABLE review_mutes (
+            condition TEXT NOT NULL,
+            value TEXT NOT NULL,
+            unit TEXT NOT NULL,
+            trace_id TEXT,
+            reviewer TEXT,
+            note TEXT,
+            created_at {time_type} NOT NULL,
+            PRIMARY KEY (condition, value, unit)
+        )""",
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "cases and flags", _cases("TEXT", "TEXT"), _cases("JSONB", "TIMESTAMPTZ")),
     Migration(2, "weekly sample batches", _samples("TEXT"), _samples("TIMESTAMPTZ")),
@@ -94,6 +110,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Three values: SQLite's planner took this index over the primary key for the queue's severity
     # filter and read every critical flag once per case (26 s for 10,000 cases; 0.1 s without it).
     Migration(4, "no flag severity index", _NO_SEVERITY_INDEX, _NO_SEVERITY_INDEX),
+    # Conditional-value findings reviewers muted (monitor.conditional.mutes), shared by every replica.
+    Migration(5, "conditional mutes", _mutes("TEXT"), _mutes("TIMESTAMPTZ")),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

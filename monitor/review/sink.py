@@ -5,8 +5,9 @@ never blocks the loop. A store outage loses nothing short of ``max_queued`` case
 bounded queue and are retried, oldest first, with the next flagged trace. A case the store refuses for
 its content is set aside (logged, counted, never retried as is), so it cannot block the cases behind
 it. A late-feedback re-run that was not judged only adds its reasons, so the judge's verdicts already
-stored are kept. The pending count is refreshed every few seconds, the judge-human agreement every
-minute from the cases labelled since the last refresh (not a reload of every labelled case).
+stored are kept. The pending count is refreshed every few seconds, the reviewers' conditional mutes
+every ``MUTES_REFRESH_S`` (into the check's ``MuteList``), the judge-human agreement every minute from
+the cases labelled since the last refresh (not a reload of every labelled case).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 import msgspec
 import structlog
 
+from monitor.conditional.mutes import MuteList
 from monitor.exceptions import StoreError, StoreRejected
 from monitor.metrics import Metrics
 from monitor.review.agreement import agreement, publish
@@ -34,6 +36,7 @@ from monitor.trace import Trace
 log = structlog.get_logger(__name__)
 PENDING_REFRESH_S = 5.0
 AGREEMENT_REFRESH_S = 60.0
+MUTES_REFRESH_S = 30.0
 MAX_QUEUED_CASES = 10_000
 _CLOCK_SKEW = timedelta(seconds=5)  # labels stamped by another replica's clock may lag ours a little
 
@@ -57,8 +60,12 @@ class ReviewSink:
         metrics: Metrics,
         thresholds: Mapping[str, float],
         max_queued: int = MAX_QUEUED_CASES,
+        mutes: MuteList | None = None,
     ) -> None:
+        """``mutes``: the conditional check's list, reloaded from the store (None: no check runs)."""
         self.store = store
+        self.mutes = mutes
+        self._mutes_at = time.monotonic()  # the daemon loads them once before the first trace
         self.metrics = metrics
         self.thresholds = dict(thresholds)
         self.rejected = 0
@@ -166,11 +173,27 @@ class ReviewSink:
         self._refreshed = now
         try:
             self.metrics.review_pending.set(self.store.pending_count())
+            if self.mutes is not None and now - self._mutes_at >= MUTES_REFRESH_S:
+                self._mutes_at = now
+                self.reload_mutes()
             if now - self._agreement_at >= AGREEMENT_REFRESH_S or not self._agreement_at:
                 self._agreement_at = now
                 self._refresh_agreement()
         except StoreError as exc:
             log.error("review_store_failed", error=str(exc), during="refresh")
+
+    def reload_mutes(self) -> None:
+        """Replace the check's mutes with the store's; an unreachable store keeps the last ones."""
+        if self.mutes is None:
+            return
+        try:
+            mutes = [record.mute for record in self.store.mutes()]
+        except StoreError as exc:
+            log.error("review_store_failed", error=str(exc), during="mutes")
+            return
+        if len(mutes) != len(self.mutes):
+            log.info("conditional_mutes_loaded", count=len(mutes))
+        self.mutes.replace(mutes)
 
     def _refresh_agreement(self) -> None:
         started = datetime.now(UTC)

@@ -9,14 +9,19 @@ before anything reaches the database.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from monitor.conditional.model import FLAG_REASON as CONDITIONAL
+from monitor.conditional.mutes import Mute
 from monitor.exceptions import StoreError, StoreRejected
 from monitor.pii import Scrubber
 from monitor.review.backend import Backend, Row, Tx
@@ -73,6 +78,18 @@ _PROMOTE = """
 UPDATE review_cases SET status = 'promoted', promoted_source = ?, golden_version = ?, promoted_at = ?,
        updated_at = ?
 WHERE trace_id = ?
+"""
+_INSERT_MUTE = """
+INSERT INTO review_mutes (condition, value, unit, trace_id, reviewer, note, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (condition, value, unit) DO NOTHING
+"""
+_DELETE_MUTE = "DELETE FROM review_mutes WHERE condition = ? AND value = ? AND unit = ?"
+_SELECT_MUTES = "SELECT condition, value, unit, trace_id, reviewer, note, created_at FROM review_mutes"
+_CONFIRMED_CONDITIONAL = """
+SELECT c.trace_id, c.result FROM review_cases c
+WHERE c.status IN ('confirmed', 'promoted') AND c.verdict = 'bad'
+  AND EXISTS (SELECT 1 FROM review_flags f WHERE f.trace_id = c.trace_id AND f.reason = ?)
 """
 _EXISTS = "EXISTS (SELECT 1 FROM {table} x WHERE x.trace_id = c.trace_id AND x.{column} = ?)"
 # CaseFilter fields compared as they are, and the moments compared through the backend's time type.
@@ -290,6 +307,62 @@ class ReviewStore:
         if row[0] == Status.PROMOTED:
             raise ReviewError(f"cannot {action} {trace_id!r}: already promoted; edit the golden file instead")
 
+    def mute(
+        self, trace_id: str, reviewer: str | None = None, note: str | None = None, force: bool = False
+    ) -> list[Mute]:
+        """Mute the conditional findings of a case (every replica stops flagging them once it reloads
+        the list). Refused when a confirmed case raised one of them too, unless ``force``: that finding
+        has caught a wrong answer, and muting it would hide the next one."""
+        case = self.require(trace_id)
+        mutes = list(dict.fromkeys(_conditional_findings(case.result)))
+        if not mutes:
+            raise ReviewError(f"{trace_id!r} has no unqualified_condition finding to mute")
+        if not force:
+            for other, finding in self._confirmed_findings(mutes):
+                raise ReviewError(
+                    f"confirmed case {other!r} raised the same finding ({finding.value} {finding.unit} bound "
+                    f"to {finding.condition!r}); muting it would hide the next wrong answer (--force to mute)"
+                )
+        now = self._db.time_param(self._clock())
+        who, why = storable(reviewer), storable(self._scrub.scrub(note)) if note else None
+        with self._tx() as tx:
+            for m in mutes:
+                tx.execute(_INSERT_MUTE, (m.condition, _canonical(m.value), m.unit, trace_id, who, why, now))
+        return mutes
+
+    def unmute(self, trace_id: str) -> list[Mute]:
+        """Lift the mutes of a case's conditional findings; returns the findings."""
+        mutes = list(dict.fromkeys(_conditional_findings(self.require(trace_id).result)))
+        with self._tx() as tx:
+            for m in mutes:
+                tx.execute(_DELETE_MUTE, (m.condition, _canonical(m.value), m.unit))
+        return mutes
+
+    def mutes(self) -> list[MuteRecord]:
+        """Every muted finding, oldest first (what the daemon loads)."""
+        with self._tx() as tx:
+            rows = tx.all(_SELECT_MUTES)
+        out = [
+            MuteRecord(
+                Mute.from_dict({"condition": r[0], "value": r[1], "unit": r[2]}),
+                r[3],
+                r[4],
+                r[5],
+                self._db.time_value(r[6]),
+            )
+            for r in rows
+        ]
+        return sorted(out, key=lambda m: m.created_at)
+
+    def _confirmed_findings(self, mutes: Sequence[Mute]) -> Iterable[tuple[str, Mute]]:
+        wanted = set(mutes)
+        with self._tx() as tx:
+            rows = tx.all(_CONFIRMED_CONDITIONAL, (CONDITIONAL,))
+        for trace_id, result in rows:
+            for finding in _conditional_findings(self._db.json_value(result)):
+                if finding in wanted:
+                    yield str(trace_id), finding
+
     def pending_count(self) -> int:
         """Cases waiting for a reviewer (the ``ragmon_review_pending`` gauge)."""
         with self._tx() as tx:
@@ -359,6 +432,39 @@ class ReviewStore:
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+@dataclass(frozen=True, slots=True)
+class MuteRecord:
+    """A muted finding with who muted it, from which case, and when."""
+
+    mute: Mute
+    trace_id: str | None
+    reviewer: str | None
+    note: str | None
+    created_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.mute.as_dict(),
+            "trace_id": self.trace_id,
+            "reviewer": self.reviewer,
+            "note": self.note,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+def _conditional_findings(result: Mapping[str, Any]) -> Iterator[Mute]:
+    """The conditional findings of a stored result record (malformed entries skipped)."""
+    for entry in result.get("conditional") or ():
+        if isinstance(entry, Mapping):
+            with contextlib.suppress(ValueError):
+                yield Mute.from_dict(entry)
+
+
+def _canonical(value: Decimal) -> str:
+    """A value as stored: plain digits, no exponent, no trailing zeros ("30", "0.5")."""
+    return format(value.normalize(), "f")
 
 
 def storable(value: Any) -> Any:

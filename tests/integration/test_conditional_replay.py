@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import CollectorRegistry
 
+from monitor.app import replay
 from monitor.cli import main
+from monitor.config import load_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -91,3 +95,46 @@ def test_a_value_stated_with_its_condition_is_not_out_of_the_golden_sections(tmp
     assert not stated & {"numeric_out_of_source", "numeric_missing", "unqualified_condition"}
     incident = {f["reason"] for f in records["incident"]["flags"]}
     assert {"numeric_out_of_source", "numeric_missing", "unqualified_condition"} <= incident
+
+
+def test_a_reviewer_mutes_and_unmutes_the_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`review mute` on the flagged case: the next replay reports the finding apart and flags nothing;
+    `review unmute` brings the flag back. The metric counts the muted finding."""
+    store = str(tmp_path / "r.db")
+    assert _replay(tmp_path)["incident"]["conditional"]
+    assert main(["review", "mute", "incident", "--store", store, "--reviewer", "lan"]) == 0
+    assert "muted: 30 day bound to" in capsys.readouterr().out
+    assert main(["review", "mutes", "--store", store, "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(m["value"], m["unit"], m["trace_id"], m["reviewer"]) for m in listed] == [
+        ("30", "day", "incident", "lan")
+    ]
+    muted = _replay(tmp_path)["incident"]
+    assert muted["conditional"] == [] and muted["conditional_muted"][0]["text"] == "30 ngày"
+    assert not [f for f in muted["flags"] if f["reason"] == "unqualified_condition"]
+    registry = CollectorRegistry()
+    settings = load_settings(
+        overrides={"source": str(tmp_path / "in.jsonl"), "dlq": str(tmp_path / "d2"), "store": store},
+        environ={},
+    )
+    summary = asyncio.run(replay(settings, registry))
+    assert registry.get_sample_value("ragmon_conditional_muted_total", {"unit": "day"}) == 1
+    assert "unqualified_condition" not in summary.flagged
+    assert main(["review", "unmute", "incident", "--store", store]) == 0
+    again = _replay(tmp_path)["incident"]
+    assert "conditional_muted" not in again
+    assert [f["severity"] for f in again["flags"] if f["reason"] == "unqualified_condition"] == ["critical"]
+
+
+def test_muting_what_a_confirmed_case_raised_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A false alarm cannot mute the finding that caught a confirmed wrong answer: one line, exit 1."""
+    store = str(tmp_path / "r.db")
+    _replay(tmp_path)
+    assert main(["review", "label", "incident", "bad", "--store", store]) == 0
+    capsys.readouterr()
+    assert main(["review", "mute", "incident", "--store", store]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "confirmed case 'incident' raised the same finding" in err[0]
+    assert main(["review", "mute", "incident", "--store", store, "--force"]) == 0

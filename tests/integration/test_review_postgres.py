@@ -12,11 +12,16 @@ from typing import Any
 
 import psycopg
 import pytest
+from prometheus_client import CollectorRegistry
 
+from monitor.conditional import MuteList
 from monitor.exceptions import StoreError
+from monitor.metrics import Metrics
 from monitor.review import ReviewStore, Status, open_store
 from monitor.review.migrations import LATEST_VERSION
+from monitor.review.models import ReviewError
 from monitor.review.promote import promote
+from monitor.review.sink import ReviewSink
 from tests.support.review_queue import check_queue_queries
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -236,3 +241,29 @@ def test_queue_queries_on_postgres(pg_url: str) -> None:
 
     with open_store(pg_url, clock=lambda: moments[-1]) as store:
         check_queue_queries(store, advance)
+
+
+def test_mutes_are_shared_by_replicas(pg_url: str) -> None:
+    """A mute made through one replica's store reaches another's check at its next reload; a finding a
+    confirmed case raised is refused; unmute lifts it everywhere."""
+    general = [{"text": "7 ngày", "value": 7, "unit": "day"}]
+    finding = {"text": "30 ngày", "value": 30, "unit": "day", "condition": "thành viên BanHang Plus",
+               "general": general, "severity": "critical"}  # fmt: skip
+    with open_store(pg_url) as one, open_store(pg_url) as other:
+        for trace_id in ("wrong", "asked-by-a-member"):
+            result = {**_result(trace_id, "unqualified_condition"), "conditional": [finding]}
+            one.upsert_case(_trace(trace_id), result, ["unqualified_condition"])
+        mutes = MuteList()
+        sink = ReviewSink(other, Metrics(CollectorRegistry()), {}, mutes=mutes)
+        try:
+            assert len(one.mute("asked-by-a-member", reviewer="lan")) == 1
+            sink.reload_mutes()
+            assert len(mutes) == 1 and [m.reviewer for m in other.mutes()] == ["lan"]
+            one.unmute("asked-by-a-member")
+            one.label("wrong", "bad")
+            with pytest.raises(ReviewError, match="confirmed case 'wrong'"):
+                other.mute("asked-by-a-member")
+            sink.reload_mutes()
+            assert len(mutes) == 0
+        finally:
+            sink.wait_idle()

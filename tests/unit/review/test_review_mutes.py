@@ -1,0 +1,85 @@
+"""Mutes in the review store: from a case's findings, refused over a confirmed one, listed, lifted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from monitor.conditional import MuteList
+from monitor.metrics import Metrics
+from monitor.review import ReviewStore
+from monitor.review.models import ReviewError
+from monitor.review.sink import ReviewSink
+
+FINDING = {"text": "30 ngày", "value": 30, "unit": "day", "condition": "Thành viên BanHang Plus",
+           "general": [{"text": "7 ngày", "value": 7, "unit": "day"}], "severity": "critical"}  # fmt: skip
+
+
+def _add(
+    store: ReviewStore, make_trace: Any, make_result: Any, trace_id: str, *findings: dict[str, Any]
+) -> None:
+    result = make_result(trace_id, 0.5, ("unqualified_condition",))
+    result["conditional"] = list(findings)
+    store.upsert_case(make_trace(trace_id), result, ["unqualified_condition"])
+
+
+def test_mute_lists_and_unmutes(store: ReviewStore, make_trace: Any, make_result: Any) -> None:
+    other = {**FINDING, "text": "5 ngày", "value": 5}
+    _add(store, make_trace, make_result, "t-1", FINDING, other)
+    muted = store.mute("t-1", reviewer="lan", note="call 0912 345 678 if unsure")
+    assert [(str(m.value), m.unit) for m in muted] == [("30", "day"), ("5", "day")]
+    store.mute("t-1")  # again: no duplicate
+    listed = store.mutes()
+    assert [(m.mute.condition, m.trace_id, m.reviewer) for m in listed] == [
+        ("Thành viên BanHang Plus", "t-1", "lan")
+    ] * 2
+    assert "0912 345 678" not in (listed[0].note or "")  # scrubbed like every stored note
+    assert listed[0].to_json()["value"] in {"30", "5"}
+    assert store.unmute("t-1") == muted and store.mutes() == []
+
+
+def test_refused_over_a_confirmed_case(store: ReviewStore, make_trace: Any, make_result: Any) -> None:
+    """A finding that caught a wrong answer is not muted by another case's false alarm, unless forced."""
+    _add(store, make_trace, make_result, "wrong", FINDING)
+    store.label("wrong", "bad")
+    _add(store, make_trace, make_result, "asked-by-a-member", {**FINDING, "value": 30.0})
+    with pytest.raises(ReviewError, match="confirmed case 'wrong' raised the same finding"):
+        store.mute("asked-by-a-member")
+    assert store.mutes() == []
+    assert len(store.mute("asked-by-a-member", force=True)) == 1
+
+
+def test_a_case_without_findings(store: ReviewStore, make_trace: Any, make_result: Any) -> None:
+    store.upsert_case(
+        make_trace("t-2"), make_result("t-2", 0.5, ("numeric_unsupported",)), ["numeric_unsupported"]
+    )
+    with pytest.raises(ReviewError, match="no unqualified_condition finding"):
+        store.mute("t-2")
+    _add(store, make_trace, make_result, "t-3", {"condition": "x"})  # a malformed entry is skipped
+    with pytest.raises(ReviewError, match="no unqualified_condition finding"):
+        store.mute("t-3")
+
+
+def test_the_sink_reloads_mutes_when_due(
+    store: ReviewStore, make_trace: Any, make_result: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's review sink refreshes the check's list with its gauges; an unreachable store keeps
+    the last list."""
+    mutes = MuteList()
+    sink = ReviewSink(store, Metrics(CollectorRegistry()), {}, mutes=mutes)
+    try:
+        _add(store, make_trace, make_result, "t-1", FINDING)
+        store.mute("t-1")
+        sink.wait_idle()
+        sink.refresh()
+        assert len(mutes) == 0  # not due yet
+        monkeypatch.setattr("monitor.review.sink.MUTES_REFRESH_S", 0.0)
+        sink.refresh()
+        assert len(mutes) == 1
+        store.close()
+        sink.reload_mutes()
+        assert len(mutes) == 1
+    finally:
+        sink.wait_idle()
