@@ -80,6 +80,7 @@ def case_lines(case: Case) -> list[str]:
     ]
     lines += ["claims"] + _claim_lines(case.judge.get("claims") or [])
     lines += ["numeric"] + _numeric_lines(case.result.get("numeric") or {})
+    lines += _conditional_lines(case.result.get("conditional") or [])
     lines += ["golden     " + _golden_line(case.result.get("golden"))]
     lines += _label_lines(case)
     return lines
@@ -120,6 +121,19 @@ def _numeric_lines(numeric: dict[str, Any]) -> list[str]:
             items = value if isinstance(value, list) else [value]
             lines.append(f"  {kind}: " + "; ".join(_finding(item) for item in items))
     return lines or ["  (no findings)"]
+
+
+def _conditional_lines(findings: Sequence[Any]) -> list[str]:
+    """The unqualified_condition findings, what `review mute` would mute."""
+    lines = []
+    for f in findings:
+        if isinstance(f, dict):
+            general = ", ".join(str(g.get("text", "")) for g in f.get("general") or () if isinstance(g, dict))
+            lines.append(
+                f"  {f.get('text', '')} bound to {str(f.get('condition', ''))!r} ({f.get('severity', '')}"
+                + (f"; the general case: {general})" if general else ")")
+            )
+    return ["conditional"] + lines if lines else []
 
 
 def _finding(item: Any) -> str:

@@ -45,7 +45,11 @@ _HERE = Path(__file__).parent
 MAX_FIELD_CHARS = 4000  # expected answers and notes; the server bounds the whole body too
 LOGIN_FAILURES_PER_MINUTE = 20  # past this, that client's logins are refused for the rest of the minute
 LOGIN_CLIENTS_TRACKED = 10_000  # addresses remembered for the lockout; the oldest is forgotten first
-_DONE = {"labelled": "Label saved.", "promoted": "Promoted into the golden file."}
+_DONE = {
+    "labelled": "Label saved.",
+    "promoted": "Promoted into the golden file.",
+    "muted": "Muted: every replica stops flagging these findings within 30 seconds.",
+}
 _HEADERS = [
     (
         b"content-security-policy",
@@ -343,6 +347,21 @@ class ReviewApp:
         log.info("review_labelled", trace_id=trace_id, verdict=verdict, reviewer=session.reviewer)
         return RedirectResponse(f"/cases/{quote(trace_id, safe='')}?done=labelled", status_code=303)
 
+    async def mute(self, request: Request) -> Response:
+        """Mute the case's conditional findings, as ``ragmon review mute`` does (the same guard)."""
+        session = self.reviewer(request)
+        fields = await self.form(request, session)
+        trace_id = request.path_params["trace_id"]
+        note = fields.get("mute_note", "").strip() or None
+        try:
+            muted = await run_in_threadpool(self.store.mute, trace_id, reviewer=session.reviewer, note=note)
+        except CaseNotFound as exc:
+            return self.render(request, "error.html", session, status=404, message=str(exc))
+        except ReviewError as exc:
+            return await self._case_page(request, session, trace_id, 409, str(exc), form=fields)
+        log.info("review_muted", trace_id=trace_id, findings=len(muted), reviewer=session.reviewer)
+        return RedirectResponse(f"/cases/{quote(trace_id, safe='')}?done=muted", status_code=303)
+
     async def promote(self, request: Request) -> Response:
         session = self.reviewer(request)
         fields = await self.form(request, session)
@@ -416,6 +435,7 @@ class ReviewApp:
             Route("/cases", self.cases, methods=["GET"]),
             Route("/cases/{trace_id:path}/label", self.label, methods=["POST"]),
             Route("/cases/{trace_id:path}/promote", self.promote, methods=["POST"]),
+            Route("/cases/{trace_id:path}/mute", self.mute, methods=["POST"]),
             Route("/cases/{trace_id:path}", self.case, methods=["GET"]),
             Route("/agreement", self.agreement, methods=["GET"]),
             Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),

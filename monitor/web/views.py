@@ -181,6 +181,8 @@ class CaseView:
     golden: dict[str, Any] | None
     golden_numeric: dict[str, list[str]] = field(default_factory=dict)
     findings: dict[str, list[str]] = field(default_factory=dict)
+    # the unqualified_condition findings: (value as written, the condition phrase, severity)
+    conditional: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def unsupported(self) -> list[Segment]:
@@ -208,6 +210,11 @@ def case_view(case: Case, rules: NumericRules) -> CaseView:
         golden=golden,
         golden_numeric=golden_numeric,
         findings=_texts_by_kind(case.result.get("numeric")),
+        conditional=[
+            (str(f.get("text", "")), str(f.get("condition", "")), str(f.get("severity", "")))
+            for f in case.result.get("conditional") or ()
+            if isinstance(f, dict)
+        ],
     )
 
 

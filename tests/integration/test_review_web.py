@@ -287,6 +287,24 @@ def test_promotion_without_an_expected_answer_is_refused_as_in_the_cli(
     assert served.golden.read_bytes() == before
 
 
+def test_a_misread_condition_is_muted_from_the_case_page(browser: WebDriver, served: Served) -> None:
+    """sample-017's warning ("14 days" bound to "if they are unused") is muted from the page: the store
+    holds the mute with the reviewer and note, as `ragmon review mute` would."""
+    _login(browser, served, "/cases/sample-017")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#conditional-findings tbody tr")
+    assert [r.text for r in rows] == ["14 days if they are unused warning"]
+    browser.find_element(By.ID, "mute-note").send_keys("the 14 days hold for every unused voucher")
+    browser.find_element(By.ID, "mute").click()
+    _wait(browser).until(ec.text_to_be_present_in_element((By.ID, "notice"), "Muted"))
+    with open_store(served.store, create=False) as store:
+        mutes = store.mutes()
+    assert [(m.mute.unit, m.trace_id, m.reviewer, m.note) for m in mutes] == [
+        ("day", "sample-017", REVIEWER, "the 14 days hold for every unused voucher")
+    ]
+    _login(browser, served, "/cases/sample-010")  # no conditional finding: no mute form
+    assert not browser.find_elements(By.ID, "mute-form")
+
+
 def test_markup_in_an_answer_is_shown_as_text_and_never_runs(browser: WebDriver, served: Served) -> None:
     """A stored answer's <script> and onerror handler are text on the page: no alert, no title change."""
     _login(browser, served, f"/cases/{XSS_ID}")

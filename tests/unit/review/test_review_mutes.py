@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
+from monitor.cli import main
 from monitor.conditional import MuteList
 from monitor.metrics import Metrics
 from monitor.review import ReviewStore
@@ -83,3 +84,31 @@ def test_the_sink_reloads_mutes_when_due(
         assert len(mutes) == 1
     finally:
         sink.wait_idle()
+
+
+def test_show_mute_mutes_unmute_from_the_cli(
+    store: ReviewStore, store_url: str, make_trace: Any, make_result: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`review show` lists the findings a mute would take; `mute`, `mutes` and `unmute` say what they did;
+    an unknown case is one line and exit 1."""
+    _add(store, make_trace, make_result, "t-1", FINDING)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["review", "--store", store_url, *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, _ = run("show", "t-1")
+    assert (
+        code == 0 and "30 ngày bound to 'Thành viên BanHang Plus' (critical; the general case: 7 ngày)" in out
+    )
+    assert run("mute", "t-1", "--reviewer", "lan")[:2] == (
+        0,
+        "muted: 30 day bound to 'Thành viên BanHang Plus'\n",
+    )
+    code, out, _ = run("mutes")
+    assert code == 0 and "30 day bound to 'Thành viên BanHang Plus'  (from t-1 by lan)" in out
+    assert run("unmute", "t-1")[:2] == (0, "unmuted: 30 day bound to 'Thành viên BanHang Plus'\n")
+    assert run("mutes", "--format", "json")[1].strip() == "[]"
+    code, _, err = run("mute", "nope")
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "nope" in err
