@@ -121,6 +121,8 @@ class NumericRules:
         if unsupported:  # "4K" as the chunk writes it ("4K超高清"), however the packs read either
             folded = [self._context_text(context) for context in contexts]
             unsupported = [q for q in unsupported if not any(_written(q.text, chunk) for chunk in folded)]
+            if unsupported:  # "A$24" for an Australian policy's "$24": a bare "$" names no country
+                unsupported = [q for q in unsupported if not _dollar_alike(q, full, folded)]
             if unsupported and self._lexicon.age_words is not None:  # "21 سال" for "the minimum age is 21"
                 unsupported = [
                     q for q in unsupported if not (q.unit == _AGE and self._bare_age(q.value, folded))
@@ -357,6 +359,25 @@ _MINUTES = re.compile(r"\d[:：]$")  # a number right after "9:" is a clock's mi
 _AGE = "year"  # the unit ages are read in ("18 tuổi", "18岁", "aged 18")
 _BARE_NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d]|[.,]\d)")
 _AGE_REACH = 24  # how far before a bare number an age word may stand ("age is 21", "children under 12")
+
+
+# Dollars of a named country; a bare "$" is read as USD but names none ("$24" in an Australian policy).
+_DOLLARS = frozenset({"USD", "AUD", "CAD", "SGD", "HKD"})
+_BARE_DOLLAR = re.compile(r"(?<![^\W\d_])\$\s?([0-9][0-9,.]*[0-9]|[0-9])")
+
+
+def _dollar_alike(quantity: Quantity, amounts: frozenset[_Amount], chunks: Sequence[str]) -> bool:
+    """Whether a dollar amount stands in the chunks as another country's dollar where one side writes a
+    bare "$": "A$24" for "$24", "$24" for "A$24"; "A$24" for "US$24" or "HK$24" is still another amount."""
+    if quantity.unit not in _DOLLARS:
+        return False
+    if _BARE_DOLLAR.search(fold(nfc(quantity.text))) is not None:
+        return any((quantity.value, unit) in amounts for unit in _DOLLARS)
+    return any(
+        parse_number(match.group(1)) == quantity.value
+        for chunk in chunks
+        for match in _BARE_DOLLAR.finditer(chunk)
+    )
 
 
 def _written(quantity: str, chunk: str) -> bool:

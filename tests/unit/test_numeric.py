@@ -438,3 +438,27 @@ def test_written_as_the_chunk_writes_it_or_in_its_range(
     rules: NumericRules, answer: str, source: str, flagged: list[str]
 ) -> None:
     assert [quantity.text for quantity in rules.check(answer, [source]).unsupported] == flagged
+
+
+AUSTRALIAN = ["PR-1. Parking at Melbourne costs $19 per day online; Gold members pay $1,500 a year."]
+KEYED = ["PR-2. Online A$19 per day; the kiosk takes US$32 or HK$40."]
+
+
+@pytest.mark.parametrize(
+    ("answer", "contexts", "flagged"),
+    [
+        ("A$19 per day online.", AUSTRALIAN, []),  # a bare "$" names no country: an Australian's
+        ("It is AU$1,500 a year.", AUSTRALIAN, []),
+        ("19澳元一天", AUSTRALIAN, []),
+        ("A$20 per day.", AUSTRALIAN, ["A$20"]),  # another amount is still another amount
+        ("$19 a day.", KEYED, []),  # the answer's bare "$" is any dollar of the value
+        ("A$32 a day.", KEYED, ["A$32"]),  # two named countries' dollars differ
+        ("A$40 a day.", KEYED, ["A$40"]),
+    ],
+)
+def test_a_bare_dollar_sign_names_no_country(
+    rules: NumericRules, answer: str, contexts: list[str], flagged: list[str]
+) -> None:
+    """Found on airportpark (an Australian car park, read once sealed): its policy writes "$19", its
+    answers "A$19", and the check flagged 207 of 678 correct train answers; 38 after."""
+    assert [quantity.text for quantity in rules.check(answer, contexts).unsupported] == flagged
