@@ -71,6 +71,7 @@ from monitor.conditional.text import (
 from monitor.conditional.vocabulary import _Vocabulary
 from monitor.embeddings import Embedder
 from monitor.numeric import NumericRules, Quantity
+from monitor.numeric.rules import dollars_alike
 from monitor.numeric.text import nfc, parse_number
 from monitor.rulepacks import RulePacks
 
@@ -440,6 +441,10 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 if s.amount[0] == quantity.value
                 and _COUNT in s.amount[1]
                 and not other_things(s.amount[1], quantity.unit)
+            ]
+        if not support:  # "A$19" for an Australian policy's "$19"
+            support = [
+                s for s in statements if dollars_alike(quantity, Quantity(s.amount[0], s.amount[1], s.text))
             ]
 
         # An answer sentence in another writing than the policy that states a condition of its own ("if

@@ -366,6 +366,17 @@ _DOLLARS = frozenset({"USD", "AUD", "CAD", "SGD", "HKD"})
 _BARE_DOLLAR = re.compile(r"(?<![^\W\d_])\$\s?([0-9][0-9,.]*[0-9]|[0-9])")
 
 
+def dollars_alike(one: Quantity, other: Quantity) -> bool:
+    """Whether two quantities are one dollar amount, one of them written with a bare "$" ("A$19" and an
+    Australian policy's "$19"); two named countries' dollars differ."""
+    return (
+        one.value == other.value
+        and one.unit in _DOLLARS
+        and other.unit in _DOLLARS
+        and any(_BARE_DOLLAR.search(fold(nfc(q.text))) is not None for q in (one, other))
+    )
+
+
 def _dollar_alike(quantity: Quantity, amounts: frozenset[_Amount], chunks: Sequence[str]) -> bool:
     """Whether a dollar amount stands in the chunks as another country's dollar where one side writes a
     bare "$": "A$24" for "$24", "$24" for "A$24"; "A$24" for "US$24" or "HK$24" is still another amount."""
