@@ -24,4 +24,5 @@ def test_a_named_dollar_finds_its_bare_dollar_sentence(rules: ConditionalRules) 
 def test_the_general_value_and_the_members_own_pass(rules: ConditionalRules) -> None:
     assert rules.check("how much is parking per day", "Parking is A$45 per day.", PARKING).findings == ()
     assert rules.check("I'm a Gold member, parking price?", "A$30 per day.", PARKING).findings == ()
-    assert rules.check("parking price?", "It is US$30 per day.", ["PR-1. A$45 a day; Gold A$30."]).findings == ()
+    named = ["PR-1. A$45 a day; Gold A$30."]  # two named dollars differ: the numeric check's finding
+    assert rules.check("parking price?", "It is US$30 per day.", named).findings == ()
