@@ -80,6 +80,10 @@ DOMAINS: dict[str, str | Path] = {
     "phonerepair": DATA / "phonerepair.domain.json",
     "busvn": DATA / "busvn.domain.json",
     "laundry": DATA / "laundry.domain.json",
+    "evcharge": DATA / "evcharge.domain.json",
+    "spa": DATA / "spa.domain.json",
+    "daycare": DATA / "daycare.domain.json",
+    "optician": DATA / "optician.domain.json",
 }
 
 

@@ -1,6 +1,7 @@
 """The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet to furniture,
-bookshop, mobilevn, travelins, ebike, carinsure, petshop, groceries and hotpot, each read once; and the
-sealed airportpark, phonerepair, busvn and laundry): each domain file loads alone and with its held-out
+bookshop, mobilevn, travelins, ebike, carinsure, petshop, groceries, hotpot, airportpark, phonerepair,
+busvn and laundry, each read once; and the sealed evcharge, spa, daycare and optician): each domain
+file loads alone and with its held-out
 test wordings, generates valid traffic, and never shares a sentence with its test file
 (tests/data/simulate/FORMAT.md)."""
 
@@ -53,10 +54,14 @@ DOMAINS = [
     Unseen("petshop", "vi", 13, 26, frozenset({"vi", "en", "zh"})),  # Mèo Mập Pet Stores (sealed)
     Unseen("groceries", "en", 14, 25, frozenset({"en", "zh", "fa"})),  # FreshCart (sealed)
     Unseen("hotpot", "zh", 13, 26, frozenset({"zh", "en", "vi"})),  # 蜀味火锅 Shuwei Hotpot (sealed)
-    Unseen("airportpark", "en", 14, 26, frozenset({"en", "zh", "vi"})),  # SkyPark Airport Parking (sealed)
-    Unseen("phonerepair", "fa", 14, 26, frozenset({"fa", "en", "zh"})),  # آی‌فیکس iFix (sealed)
-    Unseen("busvn", "vi", 14, 26, frozenset({"vi", "en", "fa"})),  # Phương Nam Express (sealed)
-    Unseen("laundry", "zh", 14, 26, frozenset({"zh", "en", "vi"})),  # 净衣坊 Jingyi Laundry (sealed)
+    Unseen("airportpark", "en", 14, 26, frozenset({"en", "zh", "vi"})),  # SkyPark Airport Parking (read once)
+    Unseen("phonerepair", "fa", 14, 26, frozenset({"fa", "en", "zh"})),  # آی‌فیکس iFix (read once)
+    Unseen("busvn", "vi", 14, 26, frozenset({"vi", "en", "fa"})),  # Phương Nam Express (read once)
+    Unseen("laundry", "zh", 14, 26, frozenset({"zh", "en", "vi"})),  # 净衣坊 Jingyi Laundry (read once)
+    Unseen("evcharge", "en", 14, 26, frozenset({"en", "zh", "fa"})),  # VoltWay EV charging (sealed)
+    Unseen("spa", "vi", 14, 26, frozenset({"vi", "en", "zh"})),  # Sen Xanh Spa (sealed)
+    Unseen("daycare", "zh", 14, 26, frozenset({"zh", "en", "vi"})),  # 小橡树托育中心 Little Oak (sealed)
+    Unseen("optician", "fa", 14, 26, frozenset({"fa", "en", "zh"})),  # عینک‌سازی بینا Bina Optics (sealed)
 ]
 
 
