@@ -269,8 +269,9 @@ class LocalJudgeRules:
         try:
             relevance = data["relevance"]
             negation: Mapping[str, list[str]] = data["negation"]
+            shifts = data.get("language_shift") or {}  # per language, on both models' logits
             return cls(
-                model=SupportModel.from_rules(data["model"]),
+                model=SupportModel.from_rules({**data["model"], "language_shift": shifts}),
                 decided={str(k): float(v) for k, v in (data.get("decided") or {}).items()},
                 relevance_floor=float(relevance["floor"]),
                 relevance_ceiling=float(relevance["ceiling"]),
@@ -313,7 +314,7 @@ class LocalJudgeRules:
                     str(x) for x in (data.get("similarity") or {}).get("languages", [])
                 ),
                 similarity_model=(
-                    SupportModel.from_rules(data["similarity_model"])
+                    SupportModel.from_rules({**data["similarity_model"], "language_shift": shifts})
                     if data.get("similarity_model")
                     else None
                 ),

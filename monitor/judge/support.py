@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -157,6 +157,9 @@ class SupportModel:
     intercept: float
     scale: Mapping[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
     threshold: float
+    # a language's logit shift, chosen on its dev split for balanced accuracy at the flag threshold:
+    # the same model ranks, the shift calibrates where a language's faithfulness crosses the flag
+    shifts: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_rules(cls, data: Mapping[str, Any]) -> SupportModel:
@@ -181,6 +184,7 @@ class SupportModel:
                 float(data["intercept"]),
                 scale,
                 float(data["threshold"]),
+                {str(lang): float(v) for lang, v in (data.get("language_shift") or {}).items()},
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"invalid local judge model: {exc!r}") from exc
@@ -194,7 +198,7 @@ class SupportModel:
         # clipped: a feature far outside its language's training range must not decide alone; a feature
         # not measured (NaN) stands at its mean
         z = np.nan_to_num(np.clip((picked - mean) / std, -CLIP, CLIP), nan=0.0)
-        logit = z @ self.weights + self.intercept
+        logit = z @ self.weights + self.intercept + self.shifts.get(language or "", 0.0)
         out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         return out
 
