@@ -58,9 +58,6 @@ class MuteList:
     def __len__(self) -> int:
         return len(self._mutes)
 
-    def __contains__(self, finding: object) -> bool:
-        return isinstance(finding, ConditionalFinding) and Mute.of(finding) in self._mutes
-
     def replace(self, mutes: Iterable[Mute]) -> None:
         self._mutes = frozenset(mutes)
 
