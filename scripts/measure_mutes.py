@@ -81,6 +81,7 @@ def measure(
     real = {Mute.of(f) for r in wrong for f in r.findings}  # the bindings wrong answers raise
     counts: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as folder, open_store(str(Path(folder) / "review.db")) as store:
+        rules.mutes.store_as(store.stored_text)  # as the daemon compares them
         for message, context in zip(traffic[:window], chunks, strict=False):
             report = rules.check(message["question"], message["answer"], context)
             if not report.findings or counts["reviewed"] >= budget:
@@ -102,6 +103,7 @@ def measure(
             counts[f"{key}_flagged"] += bool(before.findings)
             counts[f"{key}_flagged_muted"] += bool(after.findings)
     rules.mutes.replace(())
+    rules.mutes.store_as(str)
     return {**counts, "mutes": mutes}
 
 

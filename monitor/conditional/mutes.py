@@ -12,7 +12,7 @@ mute is exact: another phrase, value or unit is a finding again, and a changed p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -54,6 +54,12 @@ class MuteList:
 
     def __init__(self, mutes: Iterable[Mute] = ()) -> None:
         self._mutes = frozenset(mutes)
+        self._stored: Callable[[str], str] = str  # how the store writes a condition phrase
+
+    def store_as(self, stored: Callable[[str], str]) -> None:
+        """Compare a finding's phrase as the store keeps it: scrubbed of PII ("If you email
+        [EMAIL]"), so a mute made from a stored case matches the live finding."""
+        self._stored = stored
 
     def __len__(self) -> int:
         return len(self._mutes)
@@ -66,8 +72,12 @@ class MuteList:
         mutes = self._mutes
         if not mutes or not report.findings:
             return report
-        muted = tuple(f for f in report.findings if Mute.of(f) in mutes)
+        muted = tuple(f for f in report.findings if self._key(f) in mutes)
         if not muted:
             return report
         kept = tuple(f for f in report.findings if f not in muted)
         return replace(report, findings=kept, muted=(*report.muted, *muted))
+
+    def _key(self, finding: ConditionalFinding) -> Mute:
+        mute = Mute.of(finding)
+        return Mute(" ".join(self._stored(mute.condition).split()), mute.value, mute.unit)

@@ -184,9 +184,9 @@ class SupportModel:
                 float(data["intercept"]),
                 scale,
                 float(data["threshold"]),
-                {str(lang): float(v) for lang, v in (data.get("language_shift") or {}).items()},
+                _shifts(data.get("language_shift") or {}),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"invalid local judge model: {exc!r}") from exc
 
     def probability(self, rows: Matrix, language: str | None) -> npt.NDArray[np.float64]:
@@ -201,6 +201,14 @@ class SupportModel:
         logit = z @ self.weights + self.intercept + self.shifts.get(language or "", 0.0)
         out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         return out
+
+
+def _shifts(data: Mapping[str, Any]) -> dict[str, float]:
+    """``language_shift``: keys as the judge names languages ("ja-JP" is "ja"), finite values."""
+    out = {str(lang).lower().split("-")[0].split("_")[0]: float(value) for lang, value in data.items()}
+    if not all(math.isfinite(value) for value in out.values()):
+        raise ValueError(f"language_shift values must be finite numbers: {dict(data)!r}")
+    return out
 
 
 def char_bigrams(text: str) -> list[str]:

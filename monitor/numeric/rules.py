@@ -363,7 +363,7 @@ _AGE_REACH = 24  # how far before a bare number an age word may stand ("age is 2
 
 # Dollars of a named country; a bare "$" is read as USD but names none ("$24" in an Australian policy).
 _DOLLARS = frozenset({"USD", "AUD", "CAD", "SGD", "HKD"})
-_BARE_DOLLAR = re.compile(r"(?<![^\W\d_])\$\s?([0-9][0-9,.]*[0-9]|[0-9])")
+_BARE_DOLLAR = re.compile(r"(?<![A-Za-z])\$\s?([0-9][0-9,.]*[0-9]|[0-9])")  # "US$", "HK$" name one
 
 
 def dollars_alike(one: Quantity, other: Quantity) -> bool:

@@ -284,8 +284,11 @@ def cmd_unmute(args: argparse.Namespace) -> int:
     """``ragmon review unmute ID``: the case's conditional findings are flagged again."""
 
     def action(store: ReviewStore) -> int:
-        for m in store.unmute(args.trace_id):
+        lifted = store.unmute(args.trace_id)
+        for m in lifted:
             print(f"unmuted: {m.value} {m.unit} bound to {m.condition!r}")
+        if not lifted:
+            print(f"{args.trace_id}: none of its findings was muted")
         return 0
 
     return _run(args, action)

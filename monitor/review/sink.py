@@ -5,9 +5,10 @@ never blocks the loop. A store outage loses nothing short of ``max_queued`` case
 bounded queue and are retried, oldest first, with the next flagged trace. A case the store refuses for
 its content is set aside (logged, counted, never retried as is), so it cannot block the cases behind
 it. A late-feedback re-run that was not judged only adds its reasons, so the judge's verdicts already
-stored are kept. The pending count is refreshed every few seconds, the reviewers' conditional mutes
-every ``MUTES_REFRESH_S`` (into the check's ``MuteList``), the judge-human agreement every minute from
-the cases labelled since the last refresh (not a reload of every labelled case).
+stored are kept. The pending count is refreshed every few seconds and the judge-human agreement every
+minute from the cases labelled since the last refresh (not a reload of every labelled case);
+``keep_mutes_fresh`` reloads the reviewers' conditional mutes into the check's ``MuteList`` every
+``MUTES_REFRESH_S``, on the same worker.
 """
 
 from __future__ import annotations
@@ -65,7 +66,6 @@ class ReviewSink:
         """``mutes``: the conditional check's list, reloaded from the store (None: no check runs)."""
         self.store = store
         self.mutes = mutes
-        self._mutes_at = time.monotonic()  # the daemon loads them once before the first trace
         self.metrics = metrics
         self.thresholds = dict(thresholds)
         self.rejected = 0
@@ -173,14 +173,21 @@ class ReviewSink:
         self._refreshed = now
         try:
             self.metrics.review_pending.set(self.store.pending_count())
-            if self.mutes is not None and now - self._mutes_at >= MUTES_REFRESH_S:
-                self._mutes_at = now
-                self.reload_mutes()
             if now - self._agreement_at >= AGREEMENT_REFRESH_S or not self._agreement_at:
                 self._agreement_at = now
                 self._refresh_agreement()
         except StoreError as exc:
             log.error("review_store_failed", error=str(exc), during="refresh")
+
+    async def keep_mutes_fresh(self, every_s: float = MUTES_REFRESH_S) -> None:
+        """Reload the mutes every ``every_s`` on the store's worker, flagged traffic or not (a quiet
+        replica must see a new mute, and an unmute, as soon as a busy one); ends when cancelled."""
+        loop = asyncio.get_running_loop()
+        while not self._closed:
+            await asyncio.sleep(every_s)
+            if self._closed:
+                break
+            await loop.run_in_executor(self._worker, self.reload_mutes)
 
     def reload_mutes(self) -> None:
         """Replace the check's mutes with the store's; an unreachable store keeps the last ones."""

@@ -20,6 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import structlog
+
 from monitor.conditional.model import FLAG_REASON as CONDITIONAL
 from monitor.conditional.mutes import Mute
 from monitor.exceptions import StoreError, StoreRejected
@@ -41,6 +43,7 @@ from monitor.review.models import (
 )
 
 DEFAULT_STORE_PATH = "ragmon-review.db"
+log = structlog.get_logger(__name__)
 _BATCH = 500  # trace ids per IN (...) query, well under SQLite's parameter limit
 
 Clock = Callable[[], datetime]
@@ -331,27 +334,28 @@ class ReviewStore:
         return mutes
 
     def unmute(self, trace_id: str) -> list[Mute]:
-        """Lift the mutes of a case's conditional findings; returns the findings."""
+        """Lift the mutes of a case's conditional findings (whichever case they were muted from);
+        returns the findings that were muted."""
         mutes = list(dict.fromkeys(_conditional_findings(self.require(trace_id).result)))
         with self._tx() as tx:
-            for m in mutes:
-                tx.execute(_DELETE_MUTE, (m.condition, _canonical(m.value), m.unit))
-        return mutes
+            return [m for m in mutes if tx.execute(_DELETE_MUTE, (m.condition, _canonical(m.value), m.unit))]
+
+    def stored_text(self, text: str) -> str:
+        """``text`` as this store writes it: PII scrubbed, NUL and lone surrogates replaced."""
+        return str(storable(self._scrub.scrub(text)))
 
     def mutes(self) -> list[MuteRecord]:
         """Every muted finding, oldest first (what the daemon loads)."""
         with self._tx() as tx:
             rows = tx.all(_SELECT_MUTES)
-        out = [
-            MuteRecord(
-                Mute.from_dict({"condition": r[0], "value": r[1], "unit": r[2]}),
-                r[3],
-                r[4],
-                r[5],
-                self._db.time_value(r[6]),
-            )
-            for r in rows
-        ]
+        out = []
+        for r in rows:
+            try:
+                mute = Mute.from_dict({"condition": r[0], "value": r[1], "unit": r[2]})
+            except ValueError:  # a row written by hand: skipped, the others still apply
+                log.error("review_mute_malformed", condition=str(r[0])[:80], value=str(r[1])[:40])
+                continue
+            out.append(MuteRecord(mute, r[3], r[4], r[5], self._db.time_value(r[6])))
         return sorted(out, key=lambda m: m.created_at)
 
     def _confirmed_findings(self, mutes: Sequence[Mute]) -> Iterable[tuple[str, Mute]]:

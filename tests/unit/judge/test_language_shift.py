@@ -40,3 +40,16 @@ def test_the_packaged_rules_shift_japanese_only() -> None:
     rules = LocalJudgeRules.load()
     assert rules.model.shifts == {"ja": -1.75}
     assert rules.similarity_model is not None and rules.similarity_model.shifts == {"ja": -1.75}
+
+
+@pytest.mark.parametrize("shift", [{"ja": "nan"}, {"ja": float("inf")}, ["ja", -1.75]])
+def test_a_shift_that_is_no_finite_number_per_language_is_refused(shift: Any) -> None:
+    with pytest.raises(ConfigError, match="invalid local judge model"):
+        SupportModel.from_rules(_section(language_shift=shift))
+
+
+def test_a_shift_key_is_read_as_the_judge_names_languages() -> None:
+    assert SupportModel.from_rules(_section(language_shift={"ja-JP": -1, "EN": 0.5})).shifts == {
+        "ja": -1.0,
+        "en": 0.5,
+    }

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor.cli import main
-from monitor.conditional import MuteList
+from monitor.conditional import ConditionalFinding, ConditionalReport, MuteList
 from monitor.metrics import Metrics
 from monitor.review import ReviewStore
 from monitor.review.models import ReviewError
@@ -63,21 +66,15 @@ def test_a_case_without_findings(store: ReviewStore, make_trace: Any, make_resul
         store.mute("t-3")
 
 
-def test_the_sink_reloads_mutes_when_due(
-    store: ReviewStore, make_trace: Any, make_result: Any, monkeypatch: pytest.MonkeyPatch
+def test_an_unreachable_store_keeps_the_last_mutes(
+    store: ReviewStore, make_trace: Any, make_result: Any
 ) -> None:
-    """The daemon's review sink refreshes the check's list with its gauges; an unreachable store keeps
-    the last list."""
     mutes = MuteList()
     sink = ReviewSink(store, Metrics(CollectorRegistry()), {}, mutes=mutes)
     try:
         _add(store, make_trace, make_result, "t-1", FINDING)
         store.mute("t-1")
-        sink.wait_idle()
-        sink.refresh()
-        assert len(mutes) == 0  # not due yet
-        monkeypatch.setattr("monitor.review.sink.MUTES_REFRESH_S", 0.0)
-        sink.refresh()
+        sink.reload_mutes()
         assert len(mutes) == 1
         store.close()
         sink.reload_mutes()
@@ -112,3 +109,70 @@ def test_show_mute_mutes_unmute_from_the_cli(
     assert run("mutes", "--format", "json")[1].strip() == "[]"
     code, _, err = run("mute", "nope")
     assert code == 1 and len(err.strip().splitlines()) == 1 and "nope" in err
+
+
+def test_a_mute_matches_the_live_finding_whose_phrase_the_store_scrubbed(
+    store: ReviewStore, make_trace: Any, make_result: Any
+) -> None:
+    """The stored case says "If you email [EMAIL]"; the live finding keeps the address: the check
+    compares the phrase as the store would write it."""
+    raw = "If you email returns@shop.example"
+    _add(store, make_trace, make_result, "t-1", {**FINDING, "condition": raw})
+    (muted,) = store.mute("t-1")
+    assert "returns@shop.example" not in muted.condition
+    mutes = MuteList([record.mute for record in store.mutes()])
+    live = ConditionalReport((ConditionalFinding("30 ngày", Decimal(30), "day", raw),))
+    assert mutes.apply(live).findings == live.findings  # compared raw: no match
+    mutes.store_as(store.stored_text)
+    assert mutes.apply(live).findings == () and len(mutes.apply(live).muted) == 1
+
+
+def test_a_malformed_stored_mute_is_skipped(
+    store: ReviewStore, store_url: str, make_trace: Any, make_result: Any
+) -> None:
+    _add(store, make_trace, make_result, "t-1", FINDING)
+    store.mute("t-1")
+    with sqlite3.connect(store_url) as db:
+        db.execute(
+            "INSERT INTO review_mutes VALUES ('x', 'abc', 'day', NULL, NULL, NULL, ?)",
+            ("2026-09-28T09:00:00+00:00",),
+        )
+    assert [str(m.mute.value) for m in store.mutes()] == ["30"]
+
+
+def test_mutes_reload_on_a_timer_without_flagged_traffic(
+    store: ReviewStore, make_trace: Any, make_result: Any
+) -> None:
+    """A quiet replica sees a new mute, then its lifting, within the refresh period."""
+    mutes = MuteList()
+    sink = ReviewSink(store, Metrics(CollectorRegistry()), {}, mutes=mutes)
+    _add(store, make_trace, make_result, "t-1", FINDING)
+
+    async def scenario() -> tuple[int, int]:
+        fresh = asyncio.get_running_loop().create_task(sink.keep_mutes_fresh(0.01))
+        store.mute("t-1")
+        seen = await _until(lambda: len(mutes) == 1)
+        store.unmute("t-1")
+        lifted = await _until(lambda: len(mutes) == 0)
+        await sink.aclose()
+        await asyncio.wait_for(fresh, 5)
+        return seen, lifted
+
+    seen, lifted = asyncio.run(scenario())
+    assert seen >= 0 and lifted >= 0  # both within 5 s at a 10 ms period
+
+
+async def _until(done: Any) -> int:
+    for tick in range(500):
+        if done():
+            return tick
+        await asyncio.sleep(0.01)
+    return -1
+
+
+def test_unmuting_what_was_never_muted_says_so(
+    store: ReviewStore, store_url: str, make_trace: Any, make_result: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _add(store, make_trace, make_result, "t-1", FINDING)
+    assert main(["review", "--store", store_url, "unmute", "t-1"]) == 0
+    assert capsys.readouterr().out == "t-1: none of its findings was muted\n"
