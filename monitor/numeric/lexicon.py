@@ -252,7 +252,10 @@ class Lexicon:
         prefixes = {f: tail for f, tail in self._prefix_heads.items() if not (fast and f[0].isalpha())}
         # The number after a currency prefix is written once, not once per prefix form: spelled
         # numbers make it long, and a copy per form made the scanner slow to compile.
-        heads = [trie_pattern(digits), rf"{trie_pattern(prefixes)}\s*{number}"]
+        # the fast pass skips prefixes that start with a letter ("HK$", "A$"): their sign alone is no
+        # prefix there, or "HK$30" would read as US$30 and support an answer's "US$30"
+        named = r"(?<![A-Za-z])" if fast else ""
+        heads = [trie_pattern(digits), rf"{named}{trie_pattern(prefixes)}\s*{number}"]
         if not fast:
             heads.append(words)
         return f"(?:{'|'.join(heads)})" + self._tail_pattern()

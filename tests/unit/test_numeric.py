@@ -454,6 +454,8 @@ KEYED = ["PR-2. Online A$19 per day; the kiosk takes US$32 or HK$40."]
         ("$19 a day.", KEYED, []),  # the answer's bare "$" is any dollar of the value
         ("A$32 a day.", KEYED, ["A$32"]),  # two named countries' dollars differ
         ("A$40 a day.", KEYED, ["A$40"]),
+        ("US$40 a day.", KEYED, ["US$40"]),  # the chunk's "HK$40" is no US$40 (the fast pass read it so)
+        ("US$19 a day.", KEYED, ["US$19"]),
         ("会员价A$19。", ["会员价$19。"], []),  # a letter of another script before "$" names no country
         ("قیمت A$19", ["قیمت$19"], []),
     ],
