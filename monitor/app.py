@@ -95,13 +95,10 @@ async def running(
         flags = FlagRules.load(packs)
         conditional = ConditionalRules.load(numeric, packs, embedder) if flags.enabled(CONDITIONAL) else None
         mutes = conditional.mutes if conditional is not None else None
-        if mutes is not None:
-            mutes.store_as(store.stored_text)  # a mute is made from a stored, scrubbed case
         review = ReviewSink(store, metrics, thresholds_by_metric(flags), mutes=mutes)
         review.reload_mutes()  # before the first trace, then every MUTES_REFRESH_S
-        if mutes is not None:
-            refresher = asyncio.get_running_loop().create_task(review.keep_mutes_fresh())
-            stack.callback(refresher.cancel)
+        refresher = asyncio.get_running_loop().create_task(review.keep_mutes_fresh())
+        stack.callback(refresher.cancel)
         stack.push_async_callback(review.aclose, settings.shutdown_deadline_s)
         sinks: list[SinkLike] = [*_results(settings, scrubber, stack, replay), review]
         sinks += _exporter(settings, metrics, flags, scrubber, stack)

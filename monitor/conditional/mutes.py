@@ -44,8 +44,13 @@ class Mute:
             raise ValueError(f"not a conditional finding: {dict(data)!r}")
         return cls(" ".join(condition.split()), value, unit)
 
+    @property
+    def value_text(self) -> str:
+        """The value as stored and shown: plain digits, no exponent or trailing zeros ("30", "0.5")."""
+        return format(self.value.normalize(), "f")
+
     def as_dict(self) -> dict[str, Any]:
-        return {"condition": self.condition, "value": str(self.value), "unit": self.unit}
+        return {"condition": self.condition, "value": self.value_text, "unit": self.unit}
 
 
 class MuteList:

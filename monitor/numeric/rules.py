@@ -366,6 +366,10 @@ _DOLLARS = frozenset({"USD", "AUD", "CAD", "SGD", "HKD"})
 _BARE_DOLLAR = re.compile(r"(?<![A-Za-z])\$\s?([0-9][0-9,.]*[0-9]|[0-9])")  # "US$", "HK$" name one
 
 
+def _bare_dollar(text: str) -> bool:
+    return _BARE_DOLLAR.search(fold(nfc(text))) is not None
+
+
 def dollars_alike(one: Quantity, other: Quantity) -> bool:
     """Whether two quantities are one dollar amount, one of them written with a bare "$" ("A$19" and an
     Australian policy's "$19"); two named countries' dollars differ."""
@@ -373,7 +377,7 @@ def dollars_alike(one: Quantity, other: Quantity) -> bool:
         one.value == other.value
         and one.unit in _DOLLARS
         and other.unit in _DOLLARS
-        and any(_BARE_DOLLAR.search(fold(nfc(q.text))) is not None for q in (one, other))
+        and (_bare_dollar(one.text) or _bare_dollar(other.text))
     )
 
 
@@ -382,7 +386,7 @@ def _dollar_alike(quantity: Quantity, amounts: frozenset[_Amount], chunks: Seque
     bare "$": "A$24" for "$24", "$24" for "A$24"; "A$24" for "US$24" or "HK$24" is still another amount."""
     if quantity.unit not in _DOLLARS:
         return False
-    if _BARE_DOLLAR.search(fold(nfc(quantity.text))) is not None:
+    if _bare_dollar(quantity.text):
         return any((quantity.value, unit) in amounts for unit in _DOLLARS)
     return any(
         parse_number(match.group(1)) == quantity.value

@@ -63,9 +63,12 @@ class ReviewSink:
         max_queued: int = MAX_QUEUED_CASES,
         mutes: MuteList | None = None,
     ) -> None:
-        """``mutes``: the conditional check's list, reloaded from the store (None: no check runs)."""
+        """``mutes``: the conditional check's list, reloaded from the store (None: no check runs); its
+        findings are compared as this store writes them (a mute is made from a stored, scrubbed case)."""
         self.store = store
         self.mutes = mutes
+        if mutes is not None:
+            mutes.store_as(store.stored_text)
         self.metrics = metrics
         self.thresholds = dict(thresholds)
         self.rejected = 0
@@ -183,7 +186,7 @@ class ReviewSink:
         """Reload the mutes every ``every_s`` on the store's worker, flagged traffic or not (a quiet
         replica must see a new mute, and an unmute, as soon as a busy one); ends when cancelled."""
         loop = asyncio.get_running_loop()
-        while not self._closed:
+        while self.mutes is not None and not self._closed:
             await asyncio.sleep(every_s)
             if self._closed:
                 break

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -330,7 +329,7 @@ class ReviewStore:
         who, why = storable(reviewer), storable(self._scrub.scrub(note)) if note else None
         with self._tx() as tx:
             for m in mutes:
-                tx.execute(_INSERT_MUTE, (m.condition, _canonical(m.value), m.unit, trace_id, who, why, now))
+                tx.execute(_INSERT_MUTE, (m.condition, m.value_text, m.unit, trace_id, who, why, now))
         return mutes
 
     def unmute(self, trace_id: str) -> list[Mute]:
@@ -338,7 +337,7 @@ class ReviewStore:
         returns the findings that were muted."""
         mutes = list(dict.fromkeys(_conditional_findings(self.require(trace_id).result)))
         with self._tx() as tx:
-            return [m for m in mutes if tx.execute(_DELETE_MUTE, (m.condition, _canonical(m.value), m.unit))]
+            return [m for m in mutes if tx.execute(_DELETE_MUTE, (m.condition, m.value_text, m.unit))]
 
     def stored_text(self, text: str) -> str:
         """``text`` as this store writes it: PII scrubbed, NUL and lone surrogates replaced."""
@@ -464,11 +463,6 @@ def _conditional_findings(result: Mapping[str, Any]) -> Iterator[Mute]:
         if isinstance(entry, Mapping):
             with contextlib.suppress(ValueError):
                 yield Mute.from_dict(entry)
-
-
-def _canonical(value: Decimal) -> str:
-    """A value as stored: plain digits, no exponent, no trailing zeros ("30", "0.5")."""
-    return format(value.normalize(), "f")
 
 
 def storable(value: Any) -> Any:
