@@ -30,7 +30,7 @@ from monitor.judge.base import Judge, judge_input
 from monitor.logging import set_message, throttled
 from monitor.message import Origin
 from monitor.metrics import Metrics
-from monitor.numeric import NumericRules
+from monitor.numeric import NumericReport, NumericRules
 from monitor.reference import check_reference
 from monitor.sampler import Sampler
 from monitor.sampling import Admission
@@ -146,15 +146,18 @@ class Pipeline:
         self.metrics.record_stage("golden", (time.perf_counter() - started) / max(len(items), 1))
         return out
 
-    def _assessment(self, item: Item, numeric: Any, golden: GoldenCheck | None) -> Assessment:
+    def _assessment(self, item: Item, numeric: NumericReport, golden: GoldenCheck | None) -> Assessment:
         trace = item.trace
         signals = compute_signals(trace)
         reference = check_reference(self.numeric, trace) if trace.reference_answer else None
-        conditional = (
-            self.conditional.check(trace.question, trace.answer, [c.text for c in trace.retrieved_chunks])
-            if self.conditional is not None
-            else None
-        )
+        conditional = None
+        if self.conditional is not None:
+            contexts = [c.text for c in trace.retrieved_chunks]
+            conditional = self.conditional.check(trace.question, trace.answer, contexts)
+            # times of day no chunk states are numeric findings too: the conditional check reads them
+            times = self.conditional.unstated_times(trace.answer, contexts)
+            if times:
+                numeric = NumericReport((*numeric.unsupported, *times), numeric.conflicting_context)
         sampling = (
             item.preset
             if item.preset is not None

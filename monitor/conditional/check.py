@@ -68,8 +68,10 @@ from monitor.conditional.text import (
     stems,
     tokens,
 )
+from monitor.conditional.times import TIME_OF_DAY, TimeWriting, _TimesOfDay, minutes_of
 from monitor.conditional.vocabulary import _Vocabulary
 from monitor.embeddings import Embedder
+from monitor.golden.abstain import AbstentionDetector
 from monitor.numeric import NumericRules, Quantity
 from monitor.numeric.rules import dollars_alike
 from monitor.numeric.text import nfc, parse_number
@@ -94,7 +96,6 @@ _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
 _LIST_COLON = re.compile(r"[:：]")
 _CLOCK_TIME = re.compile(r"(?<![\d:：.,/])([01]?\d|2[0-4])[:：]([0-5]\d)(?![\d:：])")
-_CLOCK_TIME_UNIT = "clock_time"
 _SENTENCE_END = re.compile(r"[.。!！?？\n](?!\d)")
 _BRACKET_GAP = " (（["  # between a value and the bracket that names its case
 _RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
@@ -165,7 +166,7 @@ def _defines(condition: _Condition, group: _Condition, chunk: str) -> bool:
     return any(word.startswith(key) for word in before for key in group.keys)
 
 
-class ConditionalRules(_RowReader, _ScopeReader, _Carried):
+class ConditionalRules(_RowReader, _ScopeReader, _Carried, _TimesOfDay):
     """The conditional-value check with every loaded pack; build once, share (chunks are cached)."""
 
     def __init__(
@@ -187,8 +188,12 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         self.languages = self.vocabulary.languages
         self.numeric = numeric
         self.carried_share = carried_share
+        # an answer that abstains names its support line's hours, which no policy chunk need hold
+        self.abstention: AbstentionDetector | None = None
         self.mutes = MuteList()  # findings reviewers muted; the daemon reloads it from the review store
         self._statements = functools.lru_cache(maxsize=context_cache)(self._analyse)
+        self._times_stated = functools.lru_cache(maxsize=context_cache)(self._times_in)
+        self._writing = TimeWriting(packs)
         self._answer_cases = functools.lru_cache(maxsize=64)(self._own_cases)
 
     @classmethod
@@ -196,7 +201,22 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
         cls, numeric: NumericRules, packs: RulePacks | None = None, embedder: Embedder | None = None
     ) -> ConditionalRules:
         """The packs under ``conditional/`` of the rule packs (packaged when none are given)."""
-        return cls(load_packs(packs or RulePacks()), numeric, embedder=embedder)
+        packs = packs or RulePacks()
+        rules = cls(load_packs(packs), numeric, embedder=embedder)
+        rules.abstention = AbstentionDetector.load(packs.directory("abstention"))
+        return rules
+
+    def _stated_times(self, context: str) -> frozenset[int]:
+        return self._times_stated(context)
+
+    def _times_in(self, context: str) -> frozenset[int]:
+        """The times of day one chunk states as clock values, in minutes (cached per chunk text)."""
+        return frozenset(
+            minutes
+            for s in self._statements(context)
+            if s.amount[1] in (CLOCK, TIME_OF_DAY)
+            for minutes in minutes_of(Quantity(s.amount[0], s.amount[1], s.text))
+        )
 
     def check(self, question: str, answer: str, contexts: Sequence[str]) -> ConditionalReport:
         """Answer values that only condition-bound statements of ``contexts`` support, unqualified;
@@ -868,7 +888,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried):
                 (
                     match.start(),
                     match.end(),
-                    Quantity(value, _CLOCK_TIME_UNIT, surface[match.start() : match.end()]),
+                    Quantity(value, TIME_OF_DAY, surface[match.start() : match.end()]),
                 )
             )
         return out

@@ -108,6 +108,7 @@ class ConditionalPack(BaseModel):
     all_day: list[Form] = []
     am_words: list[Form] = []
     pm_words: list[Form] = []
+    half_hours: list[Form] = []  # words after an hour that add half of one ("9点半", "9 giờ rưỡi")
     day_names: list[list[Form]] = []
     day_sets: list[DaySet] = []
     day_ranges: list[Form] = []

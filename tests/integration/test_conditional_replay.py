@@ -138,3 +138,35 @@ def test_muting_what_a_confirmed_case_raised_is_refused(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "confirmed case 'incident' raised the same finding" in err[0]
     assert main(["review", "mute", "incident", "--store", store, "--force"]) == 0
+
+
+def test_a_time_of_day_no_chunk_states_is_a_numeric_finding(tmp_path: Path) -> None:
+    """A wrong check-out time ("15:30" over the policy's "16:00") is flagged numeric_unsupported end to
+    end, with unit clock_time in the record; the policy's own time, on the other clock, passes."""
+    policy = "ST-2. Standard check-out is 12:00; Jade members may check out as late as 16:00."
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "trace_id": tid,
+                    "question": "Jade member late check-out?",
+                    "answer": answer,
+                    "retrieved_chunks": [{"chunk_id": "ST-2", "text": policy}],
+                    "citations": ["ST-2"],
+                }
+            )
+            + "\n"
+            for tid, answer in (("wrong", "Jade members until 15:30."), ("right", "Jade members until 4 pm."))
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    store, dlq = str(tmp_path / "r.db"), str(tmp_path / "d")
+    assert main(["replay", str(src), "--results", str(out), "--store", store, "--dlq", dlq]) == 0
+    records = {r["trace_id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    wrong = records["wrong"]
+    assert [q["unit"] for q in wrong["numeric"]["unsupported"]] == ["clock_time"]
+    assert "numeric_unsupported" in [f["reason"] for f in wrong["flags"]]
+    assert records["right"]["numeric"]["unsupported"] == []
+    assert "numeric_unsupported" not in [f["reason"] for f in records["right"]["flags"]]

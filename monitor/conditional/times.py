@@ -1,0 +1,188 @@
+"""Times of day an answer states that no retrieved chunk states ("check out until 15:30" over "Jade
+members until 16:00").
+
+The numeric rules check every number+unit, but a time of day is no amount of anything, so a wrong
+opening hour or check-out time passed every detector. This reads the answer's times the way the
+conditional check reads them (clock ranges with ":00", an hour word or am/pm, and 24-hour times
+written alone) and looks for each in the chunks liberally: as a clock value the chunk states, or as its
+hour next to a time-of-day word, ":" or another hour of a range in any of the packs' writings ("ساعت ۹
+تا ۲۰", "9 giờ sáng", "下午6点"), on a 12- or 24-hour clock. A time is reported only when no chunk writes
+it in any of these ways: the check is built to stay quiet on a correct answer that writes a policy's
+time in another form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from monitor.conditional.hours import ALL_DAY, CLOCK, _time
+from monitor.conditional.packs import ConditionalPack
+from monitor.conditional.text import lower
+from monitor.golden.abstain import AbstentionDetector
+from monitor.numeric import NumericRules, Quantity
+
+TIME_OF_DAY = "clock_time"  # the unit of a time of day: HHMM (1530 is 15:30)
+_DAY = 24 * 60
+_NEAR = 8  # characters either side of an hour where a time-of-day word makes it a time
+
+
+def minutes_of(quantity: Quantity) -> list[int]:
+    """The times of day a ``clock_range`` (both ends) or ``clock_time`` quantity states, in minutes
+    after midnight (24:00 is midnight)."""
+    digits = f"{int(quantity.value):0{8 if quantity.unit == CLOCK else 4}d}"
+    pairs = [digits[i : i + 4] for i in range(0, len(digits), 4)]
+    return [(int(p[:2]) * 60 + int(p[2:])) % _DAY for p in pairs]
+
+
+class TimeWriting:
+    """How the packs write a time of day: the answer's times read strictly, a chunk's liberally."""
+
+    def __init__(self, packs: Sequence[ConditionalPack]) -> None:
+        hours = [w for p in packs for w in p.hour_words]
+        marks = [w for p in packs for w in [*p.am_words, *p.pm_words]]
+        self._words = re.compile(_alternation([*hours, *marks, *(w for p in packs for w in p.clock_before)]))
+        self._hours = _alternation(hours)
+        self._joiners = _alternation(w for p in packs for w in p.ranges)
+        # a time written alone with an am/pm word or an hour word: "until 9 pm", "下午6点", "8 giờ sáng"
+        one = _time("a", self._hours, _alternation(marks))
+        self._single = re.compile(rf"(?<![0-9A-Za-z:：.,/]){one}(?![\d:：])")
+        self._pm = re.compile(rf"^(?:{_alternation(w for p in packs for w in p.pm_words)})$")
+        self._half = _alternation(w for p in packs for w in p.half_hours)
+
+    def singles(self, low: str) -> list[tuple[int, int, int]]:
+        """Times of day written alone in lower-cased ``low`` with an am/pm or hour word, as (start, end,
+        minutes); what a clock range holds is left to the range."""
+        out = []
+        for match in self._single.finditer(low):
+            marks = [m for m in (match.group("apre"), match.group("apost")) if m]
+            if not marks and not match.group("aword"):
+                continue
+            hour, minute = int(match.group("ah")), int(match.group("am") or 0)
+            pm = any(self._pm.match(m) for m in marks)
+            if pm and 12 < hour:
+                continue  # "۲۱ شب" is 21 nights: no clock says "9 pm" as 21
+            if pm and hour < 12:
+                hour += 12
+            elif marks and hour == 12 and not pm:
+                hour = 0
+            if hour <= 24 and minute <= 59:
+                out.append((match.start(), match.end(), (hour * 60 + minute) % _DAY))
+        return out
+
+    def writes(self, chunk: str, minutes: int) -> bool:
+        """Whether lower-cased ``chunk`` writes the time ``minutes`` (on either clock)."""
+        hour, minute = divmod(minutes, 60)
+        for h in {hour, hour + 12 if hour < 12 else hour - 12, 24 if hour == 0 else hour}:
+            for match in re.finditer(rf"(?<![\d.,:：/])0?{h}(?!\d|,\d)", chunk):
+                if self._written_at(chunk, match.start(), match.end(), minute):
+                    return True
+        return False
+
+    def _written_at(self, chunk: str, start: int, end: int, minute: int) -> bool:
+        """Whether the hour at ``chunk[start:end]`` is a time of day with ``minute`` past it."""
+        after = chunk[end : end + _NEAR]
+        if minute:
+            mm = f"{minute:02d}"
+            if re.match(rf"\s*(?:[:：h.]|{self._hours})\s*{mm}(?!\d)", after):
+                return True  # "15:30", "9.30am", "9 giờ 30"
+            return minute == 30 and re.match(rf"\s*(?:{self._hours})?\s*(?:{self._half})", after) is not None
+        other = re.match(r"\s*[:：.h]\s*(\d{2})(?!\d)", after)
+        if other is not None:
+            return other.group(1) == "00"  # "9.30am" is not 9 o'clock
+        if self._marked(chunk, start, end):
+            return True
+        # the end of a range whose start is a time ("ساعت ۹ تا ۱۳", "from 9am to 5")
+        at = max(0, start - 2 * _NEAR)
+        before = re.search(
+            rf"(?<![\d.,])(\d{{1,2}})(\s*[:：]\s*\d{{2}})?\s*(?:{self._joiners})\s*$", chunk[at:start]
+        )
+        return before is not None and (
+            before.group(2) is not None or self._marked(chunk, at + before.start(1), at + before.end(1))
+        )
+
+    def joins(self, chunk: str, first: int, last: int) -> bool:
+        """Whether lower-cased ``chunk`` writes the range ``first``-``last`` as two hours joined by a
+        range word, with or without their minutes (on either clock)."""
+
+        def forms(minutes: int) -> str:
+            hour, minute = divmod(minutes, 60)
+            hours = sorted({hour, hour + 12 if hour < 12 else hour - 12, 24 if hour == 0 else hour})
+            tail = rf"(?:\s*[:：h.]\s*{minute:02d})" + ("" if minute else "?")
+            return rf"(?:{'|'.join(f'0?{h}' for h in hours)}){tail}"
+
+        pattern = rf"(?<![\d.,:：/]){forms(first)}\s*(?:{self._joiners})\s*{forms(last)}(?![\d.,:：])"
+        return re.search(pattern, chunk) is not None
+
+    def _marked(self, chunk: str, start: int, end: int) -> bool:
+        """Whether a time-of-day word stands next to the number at ``chunk[start:end]``."""
+        return self._words.search(chunk[max(0, start - _NEAR) : end + _NEAR]) is not None
+
+
+class _TimesOfDay:
+    """The times-of-day check for ``ConditionalRules`` (a mixin: it reads with the check's own reader)."""
+
+    _writing: TimeWriting
+    numeric: NumericRules
+    abstention: AbstentionDetector | None
+
+    def _found(self, text: str) -> list[tuple[int, int, Quantity]]:
+        raise NotImplementedError
+
+    def _stated_times(self, context: str) -> frozenset[int]:
+        raise NotImplementedError
+
+    def unstated_times(self, answer: str, contexts: Sequence[str]) -> tuple[Quantity, ...]:
+        """The answer's times of day that no chunk writes, each as a ``clock_time`` quantity (a clock
+        range is checked at both ends; "24/7" is no time of day)."""
+        if self.abstention is not None and self.abstention.abstains(answer):
+            return ()
+        found = self._found(answer)
+        said = [q for _, _, q in found if _timed(q) and not self._duration(q)]
+        low = lower(answer)
+        for start, end, minutes in self._writing.singles(low):
+            if any(s < end and start < e for s, e, q in found if _timed(q)):
+                continue
+            hour, minute = divmod(minutes, 60)
+            single = Quantity(Decimal(hour * 100 + minute), TIME_OF_DAY, low[start:end].strip())
+            if not self._duration(single):
+                said.append(single)
+        if not said or not contexts:
+            return ()
+        stated = frozenset().union(*(self._stated_times(c) for c in contexts))
+        out: list[Quantity] = []
+        lowered: list[str] | None = None
+        for quantity in said:
+            times = minutes_of(quantity)
+            if all(minutes in stated for minutes in times):
+                continue
+            if lowered is None:
+                lowered = [lower(c) for c in contexts]
+            if len(times) == 2 and any(self._writing.joins(chunk, *times) for chunk in lowered):
+                continue  # "پنجشنبه ۹ تا ۱۳" for "Thursday 9:00-13:00": a range of two bare hours
+            if (
+                any(
+                    minutes not in stated and not any(self._writing.writes(c, minutes) for c in lowered)
+                    for minutes in times
+                )
+                and quantity not in out
+            ):
+                out.append(quantity)
+        return tuple(out)
+
+    def _duration(self, quantity: Quantity) -> bool:
+        """Whether a range read as a clock is hours counted ("۴ تا ۲۴ ساعت", "4 to 24 hours"): the
+        numeric rules read an amount of time in it, as they do not in opening hours ("7h-20h")."""
+        return bool(self.numeric.extract(quantity.text))
+
+
+def _alternation(forms: Iterable[str]) -> str:
+    """A regex alternation of lower-cased forms, longest first; one that never matches when empty."""
+    unique = sorted({" ".join(f.lower().split()) for f in forms if f.strip()}, key=len, reverse=True)
+    return "|".join(re.escape(f) for f in unique) or "(?!)"
+
+
+def _timed(quantity: Quantity) -> bool:
+    """A clock range or a time written alone; not "24/7", which names no hour."""
+    return quantity.unit == TIME_OF_DAY or (quantity.unit == CLOCK and quantity.value != ALL_DAY)
