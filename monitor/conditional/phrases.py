@@ -588,7 +588,9 @@ class _PhraseReader:
         if low[match.start()].isspace():
             return None  # "12元/月（需学生认证）": a noun in a bracket is another name or a note, not a group
         if noun in v.before:
-            words, first = self._before(low, part_start, match.start()), part_start
+            # a label before the noun is the row's topic, not its qualifier ("积分规则：会员每消费1元积1分")
+            first = max(part_start, *(low.rfind(mark, part_start, match.start()) + 1 for mark in ":："))
+            words = self._before(low, first, match.start())
             after = self._linked(low, match.end(), part_end)
             words += after
         else:
@@ -598,7 +600,7 @@ class _PhraseReader:
             words, first = self._linked(low, match.end(), part_end, link_needed=False), match.start()
         if (
             not words
-            or any(w in v.general_words for w in words)
+            or any(v.general_word(w) for w in words)
             # "所有会员", "各类会员卡": all of the group, as "all members" (a token of its own) in English;
             # a Chinese run ("所有会员购票") is no token to look up
             or _right_before(v.general, low, part_start, match.start(), _ALL_OF_REACH)

@@ -40,6 +40,9 @@ class _Vocabulary:
         self.general = _matcher(packs, lambda p: p.general, inflected=True)
         self.tier_words = _words(packs, lambda p: p.tiers)
         self.general_words = _words(packs, lambda p: p.general)
+        # a run of Chinese characters is one token: "标准时效" holds the general word "标准" (one
+        # character alone, "均", is too often part of another word to count)
+        self._han_general = tuple(w for w in self.general_words if len(w) > 1 and _han(w))
         self.ordinals = frozenset(fold(w) for p in packs for w in p.ordinals)
         self.links = _words(packs, lambda p: p.links)
         self.stopwords = _words(packs, lambda p: p.stopwords)
@@ -92,6 +95,10 @@ class _Vocabulary:
         for pack in packs:
             for qualified, plain in pack.qualified_units.items():
                 self.qualified[plain] = self.qualified.get(plain, frozenset()) | {qualified}
+
+    def general_word(self, word: str) -> bool:
+        """Whether a token marks the general case: a general word, or a Chinese run holding one."""
+        return word in self.general_words or (_han(word) and any(g in word for g in self._han_general))
 
     def kind(self, unit: str) -> str:
         """The kind of quantity a unit measures: durations compare with durations ("90 days", "2 years")."""
@@ -151,3 +158,8 @@ def _ending(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]:
     if not forms:
         return re.compile(r"(?!)")
     return re.compile("(?:" + "|".join(_spaced(form) for form in reversed(forms)) + r")\s*$")
+
+
+def _han(word: str) -> bool:
+    """Whether ``word`` is written in Chinese characters (its first is one)."""
+    return bool(word) and "\u3400" <= word[0] <= "\u9fff"
