@@ -45,3 +45,32 @@ def test_a_case_is_still_found(
     report = rules.check("how does it work", answer, chunks)
     assert value in [finding.text for finding in report.findings]
     assert report.severity == severity
+
+
+RECONNECTION_EN = [
+    "SV-2. A standard reconnection costs $45 if requested before 3pm and is completed within 1 business "
+    "day. Priority same-day reconnection costs $140."
+]
+RECONNECTION_ZH = ["SV-2. 欠费停电后如需复电，标准复电收费45美元；加急当天复电收费140美元。"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "chunks"),
+    [
+        ("reconnection fee after paying the bill", "A standard reconnection is $45.", RECONNECTION_EN),
+        ("缴清欠款后复电多少钱", "标准复电45美元。", RECONNECTION_ZH),
+    ],
+)
+def test_the_customer_s_own_request_is_an_event_not_a_case(
+    rules: ConditionalRules, question: str, answer: str, chunks: list[str]
+) -> None:
+    """"if requested", "如需": every customer who asks; a value it governs is no case's (the
+    utility's reconnection fee on 34 development businesses' train wordings)."""
+    assert rules.check(question, answer, chunks).findings == ()
+
+
+def test_a_tier_s_value_beside_a_request_is_still_found(rules: ConditionalRules) -> None:
+    chunk = ["SV-2. On request, Gold members may check out as late as 14:00; standard check-out is 12:00."]
+    assert [f.text for f in rules.check("check-out time?", "Check-out is at 14:00.", chunk).findings] == [
+        "14:00"
+    ]
