@@ -118,7 +118,8 @@ class Pipeline:
         started = time.perf_counter() if timed else 0.0
         try:
             trace = item.trace
-            report = self.numeric.check(trace.answer, [c.text for c in trace.retrieved_chunks])
+            contexts = [c.text for c in trace.retrieved_chunks]
+            report = self.numeric.check(trace.answer, contexts, trace.question)
         except Exception as exc:  # noqa: BLE001 - the trace's own failure
             return exc
         if timed:

@@ -99,14 +99,16 @@ class NumericRules:
         words = self._lexicon.read_words(folded)
         return None if words is None else (canonical(words[0]), words[1])
 
-    def check(self, answer: str, contexts: Sequence[str]) -> NumericReport:
+    def check(self, answer: str, contexts: Sequence[str], question: str = "") -> NumericReport:
         """Reference-free check: answer quantities found in no chunk, and chunks that disagree.
 
         Chunks are read with the fast scanner (digits and currency signs, cached per chunk text);
         only when an answer quantity is not found that way are they read in full (number words too).
         A quantity with a rate period ("每季度1,200元") is unsupported as well when every chunk that
         writes its amount gives it another period ("每年1,200元"); one without a period never is. One
-        unit of a period a chunk writes ("一年", "1 năm" beside "每年") stands in that chunk.
+        unit of a period a chunk writes ("一年", "1 năm" beside "每年") stands in that chunk. The
+        customer's own quantity, from ``question``, restated beside a supported one of its kind is no
+        claim about the policy ("4 km is inside our 5 km area").
         """
         text, located = self._located(answer)
         said = _unique(quantity for _, _, quantity in located)
@@ -127,6 +129,8 @@ class NumericRules:
                 unsupported = [
                     q for q in unsupported if not (q.unit == _AGE and self._bare_age(q.value, folded))
                 ]
+        if unsupported and question:  # "9 روز از تحویل گذشته" beside the policy's "مهلت ۱۰ روزه"
+            unsupported = self._not_echoed(unsupported, said, question)
         if self._periods.known and any(quantity.value == 1 for quantity in unsupported):
             # "一年保费1,200元" over "每年1,200元": a year is the period the chunk writes
             spans = {period for context in contexts for _, period in self._context_periods(context)}
@@ -140,6 +144,19 @@ class NumericRules:
             if rated:
                 unsupported.extend(_unique(self._off_period(rated, contexts, unsupported)))
         return NumericReport(tuple(unsupported), _conflicts(per_chunk, {quantity.unit for quantity in said}))
+
+    def _not_echoed(
+        self, unsupported: list[Quantity], said: Sequence[Quantity], question: str
+    ) -> list[Quantity]:
+        """``unsupported`` without the customer's own quantities, restated beside the policy's: a
+        quantity the question states, in an answer that also states a supported one of its kind ("4
+        km" for "4 km from the shop?": "4 km is inside our 5 km area"). A number the question
+        offers and the answer only confirms ("30 days?" "Yes, 30 days") stays unsupported."""
+        asked = {(q.value, q.unit) for q in self.extract(question)}
+        if not asked:
+            return unsupported
+        held = {self.kind(q.unit) for q in said if q not in unsupported}
+        return [q for q in unsupported if (q.value, q.unit) not in asked or self.kind(q.unit) not in held]
 
     def _bare_age(self, value: Decimal, chunks: Sequence[str]) -> bool:
         """Whether a chunk writes ``value`` as a bare number shortly after an age word ("the minimum

@@ -64,7 +64,7 @@ RECONNECTION_ZH = ["SV-2. 欠费停电后如需复电，标准复电收费45美�
 def test_the_customer_s_own_request_is_an_event_not_a_case(
     rules: ConditionalRules, question: str, answer: str, chunks: list[str]
 ) -> None:
-    """"if requested", "如需": every customer who asks; a value it governs is no case's (the
+    """ "if requested", "如需": every customer who asks; a value it governs is no case's (the
     utility's reconnection fee on 34 development businesses' train wordings)."""
     assert rules.check(question, answer, chunks).findings == ()
 

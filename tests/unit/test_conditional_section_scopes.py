@@ -34,7 +34,12 @@ FRESH_EN = [
     [
         ("phong hop mien phi may gio", "Bạn được 20 giờ phòng họp miễn phí mỗi tháng.", MEETING_VI, "20 giờ"),
         ("爽约怎么收费", "爽约收100元。", NO_SHOW_ZH, "100元"),
-        ("how fresh is food on delivery", "Food arrives with at least 1 day before its date.", FRESH_EN, "1 day"),
+        (
+            "how fresh is food on delivery",
+            "Food comes with at least 1 day before its date.",
+            FRESH_EN,
+            "1 day",
+        ),
     ],
 )
 def test_a_case_s_value_told_to_everyone_is_found(

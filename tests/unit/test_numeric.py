@@ -466,3 +466,29 @@ def test_a_bare_dollar_sign_names_no_country(
     """Found on airportpark (an Australian car park, read once sealed): its policy writes "$19", its
     answers "A$19", and the check flagged 207 of 678 correct train answers; 38 after."""
     assert [quantity.text for quantity in rules.check(answer, contexts).unsupported] == flagged
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "source", "flagged"),
+    [
+        # the customer's own quantity, restated beside the policy's: no claim about the policy
+        ("nha minh cach quan 4km co giao ko", "4 km vẫn trong phạm vi 5 km nên giao được nhé.",
+         "Phạm vi giao hàng là 5 km quanh cửa hàng.", []),
+        ("۹ روزه کتاب دستمه، هنوز میشه پس فرستاد؟", "مهلت ۱۰ روزه؛ پس ۹ روز هنوز داخل مهلته.",
+         "مهلت بازگشت کتاب ۱۰ روز از تحویل است.", []),
+        # a number the question offers and the answer only confirms is a claim: still checked
+        ("can i return it within 30 days?", "Yes, 30 days.", "Returns are accepted within 7 days.",
+         ["30 days"]),
+        # a quantity the question does not state is checked, however the answer reasons
+        ("nha minh cach quan 4km co giao ko", "6 km vẫn trong phạm vi 5 km nên giao được nhé.",
+         "Phạm vi giao hàng là 5 km quanh cửa hàng.", ["6 km"]),
+    ],
+)  # fmt: skip
+def test_the_customer_s_own_quantity_restated_is_no_claim(
+    rules: NumericRules, question: str, answer: str, source: str, flagged: list[str]
+) -> None:
+    """Found on 34 development businesses' train wordings: 13 of 178 correct answers flagged
+    numeric_unsupported restated the customer's quantity ("等了5天" -> "等5天属于正常")."""
+    report = rules.check(answer, [source], question)
+    assert [q.text for q in report.unsupported] == flagged
+    assert rules.check(answer, [source]).unsupported  # without the question, each is unsupported
