@@ -544,9 +544,17 @@ class _PhraseReader:
         words: list[str] = []
         stop = start
         # Group nouns name who, not which: "học viên" (two syllables) is no content of the condition.
+        # a group noun whose qualifier stands before it ("Delivery Pass holders") ends the qualifier
+        nouns = [
+            m.end()
+            for m in self.vocabulary.groups.finditer(low, start, end)
+            if " ".join(m.group().split()) in self.vocabulary.before
+        ]
         low = low[:start] + self.vocabulary.groups.sub(lambda m: " " * len(m.group()), low[start:end])
         for match in _TOKEN.finditer(low, start, end):
             between = low[stop : match.start()]
+            if words and any(stop <= noun <= match.start() for noun in nouns):
+                break  # "for Delivery Pass holders the reporting period": the name ends at its noun
             if not words and (number := _FIRST_NUMBER.match(between)) is not None:
                 words.append(number.group(1))  # "aged 65 and over", "年满70周岁": the age names it
                 stop += number.end()

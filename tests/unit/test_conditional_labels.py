@@ -1,4 +1,5 @@
-"""Conditional check: a label before a group noun and a general word inside a Chinese run.
+"""Conditional check: a label before a group noun, a general word inside a Chinese run, and a
+qualifier that ends at its group noun.
 
 Found on the train wordings of 34 development businesses (a laundry's policy, written in Chinese):
 "标准时效：门店收衣当日不计入时效，常规衣物…3天可取" read "标准时效：门店" as a group (a standard
@@ -39,3 +40,18 @@ def test_a_tier_s_value_under_a_label_is_still_found(rules: ConditionalRules) ->
     """The gold cardholders' rate told to everyone: the group named before the label's colon."""
     findings = rules.check("积分怎么算", "每消费1元积2分。", TIERED_POINTS).findings
     assert [f.text for f in findings] == ["2分"]
+
+
+WARNING_EN = [
+    "DC-1. We send a written disconnection warning at least 10 business days before the disconnection "
+    "date. For registered customers the disconnection warning is sent 30 business days ahead."
+]
+
+
+def test_a_qualifier_ends_at_its_group_noun(rules: ConditionalRules) -> None:
+    """ "For registered customers the disconnection warning ...": the case is named by "registered", not
+    by the words after "customers" (which every question about warnings says)."""
+    found = rules.check("disconnection warning time", "The warning comes 30 business days ahead.", WARNING_EN)
+    assert [f.text for f in found.findings] == ["30 business days"]
+    asked = rules.check("registered customer: warning time?", "30 business days ahead.", WARNING_EN)
+    assert asked.findings == ()
