@@ -193,7 +193,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried, _TimesOfDay):
         self.mutes = MuteList()  # findings reviewers muted; the daemon reloads it from the review store
         self._statements = functools.lru_cache(maxsize=context_cache)(self._analyse)
         self._times_stated = functools.lru_cache(maxsize=context_cache)(self._times_in)
-        self._writing = TimeWriting(packs)
+        self._writing = TimeWriting(packs, lambda text: bool(numeric.extract(text)))
         self._answer_cases = functools.lru_cache(maxsize=64)(self._own_cases)
 
     @classmethod

@@ -47,7 +47,8 @@ class ClockReader:
         marks = _alternation(w for p in packs for w in [*p.am_words, *p.pm_words])
         joins = _alternation(w for p in packs for w in [*p.ranges, *p.day_ranges] if w not in _UNION_WORDS)
         pair = rf"{_time('a', hours, marks)}\s*(?:{joins})\s*{_time('b', hours, marks)}"
-        self._range = re.compile(rf"(?<![\d:：]){pair}(?![\d:：])")
+        # not after a number or its clock colon ("9:30-"), after a label's colon yes ("时段：10:00-11:00")
+        self._range = re.compile(rf"(?<!\d)(?<!\d[:：]){pair}(?![\d:：])")
         self._all_day = _words_regex(" ".join(w.lower().split()) for p in packs for w in p.all_day)
         pm = _alternation(w for p in packs for w in p.pm_words)
         self._pm = re.compile(rf"^(?:{pm})$")

@@ -14,7 +14,7 @@ time in another form.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 
 from monitor.conditional.hours import ALL_DAY, CLOCK, _time
@@ -25,6 +25,9 @@ from monitor.numeric import NumericRules, Quantity
 
 TIME_OF_DAY = "clock_time"  # the unit of a time of day: HHMM (1530 is 15:30)
 _DAY = 24 * 60
+# not a number's tail ("9:30", "1.5", "3/10"); a label's colon may stand before it ("时段：10:00")
+_NOT_AFTER_A_NUMBER = r"(?<!\d)(?<!\d[.,:：/])"
+_CLOCK = re.compile(r"\d[:：][0-5]\d")  # a clock written with its minutes
 _NEAR = 8  # characters either side of an hour where a time-of-day word makes it a time
 
 
@@ -39,7 +42,9 @@ def minutes_of(quantity: Quantity) -> list[int]:
 class TimeWriting:
     """How the packs write a time of day: the answer's times read strictly, a chunk's liberally."""
 
-    def __init__(self, packs: Sequence[ConditionalPack]) -> None:
+    def __init__(self, packs: Sequence[ConditionalPack], amount: Callable[[str], bool]) -> None:
+        """``amount``: whether a text states an amount of something ("۵ تا ۱۰ روز"), no hours of a day."""
+        self._amount = amount
         hours = [w for p in packs for w in p.hour_words]
         marks = [w for p in packs for w in [*p.am_words, *p.pm_words]]
         self._words = re.compile(_alternation([*hours, *marks, *(w for p in packs for w in p.clock_before)]))
@@ -75,7 +80,7 @@ class TimeWriting:
         """Whether lower-cased ``chunk`` writes the time ``minutes`` (on either clock)."""
         hour, minute = divmod(minutes, 60)
         for h in {hour, hour + 12 if hour < 12 else hour - 12, 24 if hour == 0 else hour}:
-            for match in re.finditer(rf"(?<![\d.,:：/])0?{h}(?!\d|,\d)", chunk):
+            for match in re.finditer(rf"{_NOT_AFTER_A_NUMBER}0?{h}(?!\d|,\d)", chunk):
                 if self._written_at(chunk, match.start(), match.end(), minute):
                     return True
         return False
@@ -98,9 +103,27 @@ class TimeWriting:
         before = re.search(
             rf"(?<![\d.,])(\d{{1,2}})(\s*[:：]\s*\d{{2}})?\s*(?:{self._joiners})\s*$", chunk[at:start]
         )
-        return before is not None and (
+        if before is not None and (
             before.group(2) is not None or self._marked(chunk, at + before.start(1), at + before.end(1))
-        )
+        ):
+            return True
+        return self._bare_range(chunk, start, end)
+
+    def _bare_range(self, chunk: str, start: int, end: int) -> bool:
+        """Whether the hour at ``chunk[start:end]`` is an end of a range of two bare hours ("۱۷ تا ۲۱")
+        in a chunk that speaks of times of day (a time word or a clock anywhere in it) and that counts
+        no amount after the range ("۵ تا ۱۰ روز" is days)."""
+        if self._words.search(chunk) is None and not _CLOCK.search(chunk):
+            return False
+        hour = r"(?:[01]?\d|2[0-4])"
+        for match in re.finditer(
+            rf"{_NOT_AFTER_A_NUMBER}{hour}\s*(?:{self._joiners})\s*{hour}(?!\d|[.,:：]\d)",
+            chunk[max(0, start - 2 * _NEAR) : end + 2 * _NEAR],
+        ):
+            at = max(0, start - 2 * _NEAR) + match.start()
+            if at <= start and end <= at + len(match.group()):
+                return not self._amount(chunk[at : at + len(match.group()) + _NEAR])
+        return False
 
     def joins(self, chunk: str, first: int, last: int) -> bool:
         """Whether lower-cased ``chunk`` writes the range ``first``-``last`` as two hours joined by a
@@ -112,7 +135,9 @@ class TimeWriting:
             tail = rf"(?:\s*[:：h.]\s*{minute:02d})" + ("" if minute else "?")
             return rf"(?:{'|'.join(f'0?{h}' for h in hours)}){tail}"
 
-        pattern = rf"(?<![\d.,:：/]){forms(first)}\s*(?:{self._joiners})\s*{forms(last)}(?![\d.,:：])"
+        pattern = (
+            rf"{_NOT_AFTER_A_NUMBER}{forms(first)}\s*(?:{self._joiners})\s*{forms(last)}(?!\d|[.,:：]\d)"
+        )
         return re.search(pattern, chunk) is not None
 
     def _marked(self, chunk: str, start: int, end: int) -> bool:

@@ -36,6 +36,8 @@ def _said(rules: ConditionalRules, answer: str, chunks: list[str]) -> list[str]:
         ("The helpline opens at 9:00 am on weekdays.", HOURS_EN, "9:00"),
         ("每天上午9点开门。", HOURS_ZH, "上午9点"),
         ("Tổng đài làm việc từ 6:30 đến 22:30.", HOURS_VI, "6:30 đến 22:30"),
+        ("Thursday 10:00-19:00", ["ساعات کاری: پنجشنبه ۱۰ تا ۱۸. جمعه تعطیل."], "10:00-19:00"),
+        ("Support opens at 5:00.", ["Delivery takes 5 to 10 days; support from 9:00."], "5:00"),  # days
     ],
 )
 def test_a_time_no_chunk_states_is_found(
@@ -56,6 +58,11 @@ def test_a_time_no_chunk_states_is_found(
         ("晚上10点关门，周五下午6点以后不接单。", HOURS_ZH),
         ("Hotline 6 giờ sáng đến 22 giờ.", HOURS_VI),
         ("The shop opens at 9:30.", ["门店每天9点半开门。"]),  # half past, in the chunk's words
+        # a range after a label's colon, and a bare range ending a sentence (found reading the sealed
+        # daycare and optician at the end of the 2026-12-08 session)
+        ("每天10:00-11:00可以看直播", ["实时视频每天两个时段：10:00-11:00和15:00-16:00。"]),
+        ("Thursday 10:00-18:00", ["ساعات کاری: شنبه تا چهارشنبه ۱۰ تا ۲۱ و پنجشنبه ۱۰ تا ۱۸. جمعه تعطیل."]),
+        ("بین ۱۳:۳۰ تا ۱۷ بسته‌ایم.", ["ساعات کاری: ۹:۳۰ تا ۱۳:۳۰ و ۱۷ تا ۲۱؛ جمعه تعطیل."]),
         ("Refunds arrive within 24 hours.", CHECK_OUT),  # hours counted, not a clock
         ("بازپرداخت بین ۴ تا ۲۴ ساعت طول می‌کشد.", HOURS_FA),
         ("تشک‌ها بعد از ۲۱ شب استفاده قابل مرجوع هستند.", HOURS_FA),  # 21 nights
