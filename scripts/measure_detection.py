@@ -84,6 +84,10 @@ DOMAINS: dict[str, str | Path] = {
     "spa": DATA / "spa.domain.json",
     "daycare": DATA / "daycare.domain.json",
     "optician": DATA / "optician.domain.json",
+    "petinsure": DATA / "petinsure.domain.json",
+    "housekeep": DATA / "housekeep.domain.json",
+    "healthins": DATA / "healthins.domain.json",
+    "travelagency": DATA / "travelagency.domain.json",
 }
 
 
