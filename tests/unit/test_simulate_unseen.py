@@ -1,6 +1,7 @@
 """The unseen simulated domains (airline, gym, appliance, streaming, pharmacy; vet to furniture,
 bookshop, mobilevn, travelins, ebike, carinsure, petshop, groceries, hotpot, airportpark, phonerepair,
-busvn and laundry, each read once; and the sealed evcharge, spa, daycare and optician): each domain
+busvn and laundry, each read once; evcharge, spa, daycare and optician, read once at the start of the
+2026-12-08 session; and the sealed petinsure, housekeep, healthins and travelagency): each domain
 file loads alone and with its held-out
 test wordings, generates valid traffic, and never shares a sentence with its test file
 (tests/data/simulate/FORMAT.md)."""
@@ -62,6 +63,10 @@ DOMAINS = [
     Unseen("spa", "vi", 14, 26, frozenset({"vi", "en", "zh"})),  # Sen Xanh Spa (sealed)
     Unseen("daycare", "zh", 14, 26, frozenset({"zh", "en", "vi"})),  # 小橡树托育中心 Little Oak (sealed)
     Unseen("optician", "fa", 14, 26, frozenset({"fa", "en", "zh"})),  # عینک‌سازی بینا Bina Optics (sealed)
+    Unseen("petinsure", "en", 14, 28, frozenset({"en", "zh", "vi"})),  # PawGuard Pet Insurance (sealed)
+    Unseen("housekeep", "zh", 15, 27, frozenset({"zh", "en", "fa"})),  # 家帮家政 Jiabang (sealed)
+    Unseen("healthins", "vi", 14, 28, frozenset({"vi", "en", "zh"})),  # An Tâm Care (sealed)
+    Unseen("travelagency", "fa", 14, 28, frozenset({"fa", "en", "vi"})),  # سفرینو Safarino (sealed)
 ]
 
 
