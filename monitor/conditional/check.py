@@ -68,7 +68,7 @@ from monitor.conditional.text import (
     stems,
     tokens,
 )
-from monitor.conditional.times import TIME_OF_DAY, TimeWriting, _TimesOfDay, minutes_of
+from monitor.conditional.times import CLOCK_TIME, TIME_OF_DAY, TimeWriting, _TimesOfDay, minutes_of
 from monitor.conditional.vocabulary import _Vocabulary
 from monitor.embeddings import Embedder
 from monitor.golden.abstain import AbstentionDetector
@@ -95,7 +95,6 @@ _RANGE_END = re.compile(r"(?<![\d.,])(\d+)(\s*[^\d\s]{1,5}\s*)$")  # "16-", "16 
 _DROPPED_SHARED = 2
 _ROW_LABEL = re.compile(r"[:：]\s*\S")  # "Single session: $75", "洗牙：...每次198元": a row of a list
 _LIST_COLON = re.compile(r"[:：]")
-_CLOCK_TIME = re.compile(r"(?<![\d:：.,/])([01]?\d|2[0-4])[:：]([0-5]\d)(?![\d:：])")
 _SENTENCE_END = re.compile(r"[.。!！?？\n](?!\d)")
 _BRACKET_GAP = " (（["  # between a value and the bracket that names its case
 _RESTATED = 40  # characters from a value to a bracket that may restate it ("24/7 (24 hours a day)")
@@ -205,9 +204,6 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried, _TimesOfDay):
         rules = cls(load_packs(packs), numeric, embedder=embedder)
         rules.abstention = AbstentionDetector.load(packs.directory("abstention"))
         return rules
-
-    def _stated_times(self, context: str) -> frozenset[int]:
-        return self._times_stated(context)
 
     def _times_in(self, context: str) -> frozenset[int]:
         """The times of day one chunk states as clock values, in minutes (cached per chunk text)."""
@@ -880,7 +876,7 @@ class ConditionalRules(_RowReader, _ScopeReader, _Carried, _TimesOfDay):
         """Times of day written alone on a 24-hour clock ("check-in from 11:00", "15:00之后"), outside a
         clock range: a value of unit ``clock_time`` (HHMM), which a case may set apart like a price."""
         out = []
-        for match in _CLOCK_TIME.finditer(low):
+        for match in CLOCK_TIME.finditer(low):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             value = Decimal(int(match.group(1)) * 100 + int(match.group(2)))

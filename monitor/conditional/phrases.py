@@ -544,13 +544,10 @@ class _PhraseReader:
         words: list[str] = []
         stop = start
         # Group nouns name who, not which: "học viên" (two syllables) is no content of the condition.
+        groups = list(self.vocabulary.groups.finditer(low, start, end))
         # a group noun whose qualifier stands before it ("Delivery Pass holders") ends the qualifier
-        nouns = [
-            m.end()
-            for m in self.vocabulary.groups.finditer(low, start, end)
-            if " ".join(m.group().split()) in self.vocabulary.before
-        ]
-        low = low[:start] + self.vocabulary.groups.sub(lambda m: " " * len(m.group()), low[start:end])
+        nouns = [m.end() for m in groups if " ".join(m.group().split()) in self.vocabulary.before]
+        low = _blank(low, [(m.start(), m.end()) for m in groups])
         for match in _TOKEN.finditer(low, start, end):
             between = low[stop : match.start()]
             if words and any(stop <= noun <= match.start() for noun in nouns):

@@ -14,20 +14,21 @@ time in another form.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
-from monitor.conditional.hours import ALL_DAY, CLOCK, _time
+from monitor.conditional.hours import ALL_DAY, CLOCK, _alternation, _time
 from monitor.conditional.packs import ConditionalPack
 from monitor.conditional.text import lower
 from monitor.golden.abstain import AbstentionDetector
-from monitor.numeric import NumericRules, Quantity
+from monitor.numeric import Quantity
 
 TIME_OF_DAY = "clock_time"  # the unit of a time of day: HHMM (1530 is 15:30)
 _DAY = 24 * 60
 # not a number's tail ("9:30", "1.5", "3/10"); a label's colon may stand before it ("时段：10:00")
 _NOT_AFTER_A_NUMBER = r"(?<!\d)(?<!\d[.,:：/])"
-_CLOCK = re.compile(r"\d[:：][0-5]\d")  # a clock written with its minutes
+# a time of day on a 24-hour clock with its minutes ("15:00", "15：00"); not inside "9:30:15" or "1.15:30"
+CLOCK_TIME = re.compile(r"(?<![\d:：.,/])([01]?\d|2[0-4])[:：]([0-5]\d)(?![\d:：])")
 _NEAR = 8  # characters either side of an hour where a time-of-day word makes it a time
 
 
@@ -44,7 +45,7 @@ class TimeWriting:
 
     def __init__(self, packs: Sequence[ConditionalPack], amount: Callable[[str], bool]) -> None:
         """``amount``: whether a text states an amount of something ("۵ تا ۱۰ روز"), no hours of a day."""
-        self._amount = amount
+        self.counts = amount
         hours = [w for p in packs for w in p.hour_words]
         marks = [w for p in packs for w in [*p.am_words, *p.pm_words]]
         self._words = re.compile(_alternation([*hours, *marks, *(w for p in packs for w in p.clock_before)]))
@@ -113,7 +114,7 @@ class TimeWriting:
         """Whether the hour at ``chunk[start:end]`` is an end of a range of two bare hours ("۱۷ تا ۲۱")
         in a chunk that speaks of times of day (a time word or a clock anywhere in it) and that counts
         no amount after the range ("۵ تا ۱۰ روز" is days)."""
-        if self._words.search(chunk) is None and not _CLOCK.search(chunk):
+        if self._words.search(chunk) is None and not CLOCK_TIME.search(chunk):
             return False
         hour = r"(?:[01]?\d|2[0-4])"
         for match in re.finditer(
@@ -122,7 +123,7 @@ class TimeWriting:
         ):
             at = max(0, start - 2 * _NEAR) + match.start()
             if at <= start and end <= at + len(match.group()):
-                return not self._amount(chunk[at : at + len(match.group()) + _NEAR])
+                return not self.counts(chunk[at : at + len(match.group()) + _NEAR])
         return False
 
     def joins(self, chunk: str, first: int, last: int) -> bool:
@@ -149,63 +150,44 @@ class _TimesOfDay:
     """The times-of-day check for ``ConditionalRules`` (a mixin: it reads with the check's own reader)."""
 
     _writing: TimeWriting
-    numeric: NumericRules
+    _times_stated: Callable[[str], frozenset[int]]  # the clock values a chunk states, cached per chunk
+    _found: Callable[[str], list[tuple[int, int, Quantity]]]
     abstention: AbstentionDetector | None
 
-    def _found(self, text: str) -> list[tuple[int, int, Quantity]]:
-        raise NotImplementedError
-
-    def _stated_times(self, context: str) -> frozenset[int]:
-        raise NotImplementedError
-
     def unstated_times(self, answer: str, contexts: Sequence[str]) -> tuple[Quantity, ...]:
-        """The answer's times of day that no chunk writes, each as a ``clock_time`` quantity (a clock
-        range is checked at both ends; "24/7" is no time of day)."""
-        if self.abstention is not None and self.abstention.abstains(answer):
+        """The answer's times of day that no chunk writes, as written (a clock range is checked at both
+        ends; "24/7" is no time of day); none for an answer that abstains."""
+        said = self._said_times(answer) if contexts else []
+        if not said or (self.abstention is not None and self.abstention.abstains(answer)):
             return ()
-        found = self._found(answer)
-        said = [q for _, _, q in found if _timed(q) and not self._duration(q)]
-        low = lower(answer)
-        for start, end, minutes in self._writing.singles(low):
-            if any(s < end and start < e for s, e, q in found if _timed(q)):
-                continue
-            hour, minute = divmod(minutes, 60)
-            single = Quantity(Decimal(hour * 100 + minute), TIME_OF_DAY, low[start:end].strip())
-            if not self._duration(single):
-                said.append(single)
-        if not said or not contexts:
-            return ()
-        stated = frozenset().union(*(self._stated_times(c) for c in contexts))
+        stated = frozenset().union(*(self._times_stated(c) for c in contexts))
+        lowered = [lower(c) for c in contexts]
+
+        def written(minutes: int) -> bool:
+            return minutes in stated or any(self._writing.writes(chunk, minutes) for chunk in lowered)
+
         out: list[Quantity] = []
-        lowered: list[str] | None = None
         for quantity in said:
             times = minutes_of(quantity)
-            if all(minutes in stated for minutes in times):
+            if quantity in out or all(minutes in stated for minutes in times):
                 continue
-            if lowered is None:
-                lowered = [lower(c) for c in contexts]
             if len(times) == 2 and any(self._writing.joins(chunk, *times) for chunk in lowered):
                 continue  # "پنجشنبه ۹ تا ۱۳" for "Thursday 9:00-13:00": a range of two bare hours
-            if (
-                any(
-                    minutes not in stated and not any(self._writing.writes(c, minutes) for c in lowered)
-                    for minutes in times
-                )
-                and quantity not in out
-            ):
+            if not all(written(minutes) for minutes in times):
                 out.append(quantity)
         return tuple(out)
 
-    def _duration(self, quantity: Quantity) -> bool:
-        """Whether a range read as a clock is hours counted ("۴ تا ۲۴ ساعت", "4 to 24 hours"): the
-        numeric rules read an amount of time in it, as they do not in opening hours ("7h-20h")."""
-        return bool(self.numeric.extract(quantity.text))
-
-
-def _alternation(forms: Iterable[str]) -> str:
-    """A regex alternation of lower-cased forms, longest first; one that never matches when empty."""
-    unique = sorted({" ".join(f.lower().split()) for f in forms if f.strip()}, key=len, reverse=True)
-    return "|".join(re.escape(f) for f in unique) or "(?!)"
+    def _said_times(self, answer: str) -> list[Quantity]:
+        """The answer's clock ranges and times written alone, less hours counted ("۴ تا ۲۴ ساعت", "4
+        to 24 hours": the numeric rules read an amount of time in them, not in "7h-20h")."""
+        found = self._found(answer)
+        said = [q for _, _, q in found if _timed(q)]
+        low = lower(answer)
+        for start, end, minutes in self._writing.singles(low):
+            if not any(s < end and start < e for s, e, q in found if _timed(q)):
+                hour, minute = divmod(minutes, 60)
+                said.append(Quantity(Decimal(hour * 100 + minute), TIME_OF_DAY, low[start:end].strip()))
+        return [q for q in said if not self._writing.counts(q.text)]
 
 
 def _timed(quantity: Quantity) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from monitor.conditional.hours import ClockReader
 from monitor.conditional.packs import ConditionalPack
-from monitor.conditional.text import _ACCENTS, _COUNT, _ending_pattern, _spaced, fold, lower
+from monitor.conditional.text import _ACCENTS, _COUNT, _HAN, _ending_pattern, _spaced, fold, lower
 
 _Field = Callable[[ConditionalPack], list[str]]
 
@@ -162,4 +162,7 @@ def _ending(packs: Iterable[ConditionalPack], field: _Field) -> re.Pattern[str]:
 
 def _han(word: str) -> bool:
     """Whether ``word`` is written in Chinese characters (its first is one)."""
-    return bool(word) and "\u3400" <= word[0] <= "\u9fff"
+    return _HAN_START.match(word) is not None
+
+
+_HAN_START = re.compile(rf"[{_HAN}]")
